@@ -1,0 +1,37 @@
+# `make test` installs what the tests need (quietly when it is already there),
+# then vets and runs every test with the race detector.
+
+GO ?= go
+APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng fonts-noto-cjk chromium
+NPM_DIR := .cache/npm
+
+.PHONY: test deps deps-apt deps-npm vet bench fmt
+
+test: deps vet
+	$(GO) test -race -timeout 30m ./...
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+deps: deps-apt deps-npm
+
+# Installs only the Debian packages that are missing; silent when all are present.
+deps-apt:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+# The real third-party clients the tests drive (mobile-mcp, the MCP SDK), pinned in test/npm.
+deps-npm:
+	@if [ -f test/npm/package.json ] && [ ! -d test/npm/node_modules ]; then \
+		echo "installing npm packages for tests"; (cd test/npm && npm ci --silent --no-audit --no-fund); fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
