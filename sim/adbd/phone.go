@@ -1,0 +1,68 @@
+// Package adbd serves a simulated phone as an Android device over the adbd
+// TCP protocol, so Google's adb (and Apex's own adb client) can drive it.
+package adbd
+
+import (
+	"errors"
+	"image"
+	"time"
+)
+
+// Phone is the simulated device behind the adbd face. It knows nothing of
+// the protocol; adbd turns shell commands into these calls. Implementations
+// are safe for concurrent use.
+type Phone interface {
+	// Props returns system properties as getprop reports them
+	// (ro.product.model, ro.build.version.release, ro.build.version.sdk, …).
+	Props() map[string]string
+	// Display returns the screen size in pixels and the density in dpi.
+	Display() (width, height, density int)
+	// DumpUI returns the current hierarchy as `uiautomator dump` writes it.
+	DumpUI() ([]byte, error)
+	// Screenshot returns the current screen as PNG bytes (cached until the
+	// screen changes).
+	Screenshot() ([]byte, error)
+	// Frame returns the current screen as pixels, for raw `screencap`.
+	Frame() (*image.RGBA, error)
+
+	Tap(x, y int)
+	// Swipe moves from one point to another over d; a swipe that does not
+	// move is a tap, or a long press when d is long.
+	Swipe(x1, y1, x2, y2 int, d time.Duration)
+	// InputText types into the focused field; any Unicode is accepted (the
+	// ADBKeyBoard broadcast path).
+	InputText(text string)
+	// KeyEvent presses an Android key code (KEYCODE_BACK = 4, …).
+	KeyEvent(code int)
+
+	// Launch brings an installed package to the foreground, starting it if
+	// needed; ErrUnknownPackage when it is not installed.
+	Launch(pkg string) error
+	ForceStop(pkg string)
+	// Foreground returns the package and activity on screen.
+	Foreground() (pkg, activity string)
+	Packages() []Package
+	Install(p Package) error
+
+	// Logcat returns the log lines so far, in `logcat -d` threadtime form.
+	Logcat() []string
+	KeyboardShown() bool
+	// Awake reports whether the screen is on; Locked whether the keyguard shows.
+	Awake() bool
+	Locked() bool
+	Setting(namespace, key string) (string, bool)
+	PutSetting(namespace, key, value string)
+}
+
+// Package is an installed app.
+type Package struct {
+	Name             string // com.apex.shop
+	Label            string // Shop
+	Version          string
+	LauncherActivity string // .MainActivity or full class name
+	System           bool
+	Debuggable       bool
+}
+
+// ErrUnknownPackage is returned for a package that is not installed.
+var ErrUnknownPackage = errors.New("unknown package")
