@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Event is one interaction between agent roles (DESIGN.md, "Events"). Every
+// progress view is a projection of the event stream, so events are stored
+// in the order they were added and never rewritten.
+type Event struct {
+	TaskID     string          `json:"task_id"`
+	ID         string          `json:"event_id"` // unique within the task; AddEvent assigns one when empty
+	SourceRole string          `json:"source_role"`
+	TargetRole string          `json:"target_role"`
+	Time       time.Time       `json:"timestamp"` // zero means now
+	ActionType string          `json:"action_type"`
+	Payload    json.RawMessage `json:"payload,omitempty"`
+	Status     string          `json:"status"`
+	Confidence float64         `json:"confidence"`
+}
+
+// AddEvent appends an event to its task's stream.
+func (s *Store) AddEvent(ctx context.Context, e Event) error {
+	if e.TaskID == "" {
+		return fmt.Errorf("store: add event: task_id is empty")
+	}
+	if len(e.Payload) > 0 && !json.Valid(e.Payload) {
+		return fmt.Errorf("store: add event %q to task %s: payload: not valid JSON", e.ID, e.TaskID)
+	}
+	if e.Time.IsZero() {
+		e.Time = s.now()
+	}
+	if e.ID == "" {
+		e.ID = s.ids.next(e.Time) + "-" + strconv.FormatUint(s.eventSeq.Add(1), 10)
+	}
+	_, err := s.wdb.ExecContext(ctx, `INSERT INTO events (task_id, event_id, source_role, target_role, timestamp,
+		action_type, payload, status, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.TaskID, e.ID, e.SourceRole, e.TargetRole, e.Time.UTC().UnixNano(), e.ActionType, nullJSON(e.Payload),
+		e.Status, e.Confidence)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("store: add event to task %s: event_id %q is already recorded", e.TaskID, e.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("store: add event %q to task %s: %w", e.ID, e.TaskID, err)
+	}
+	return nil
+}
+
+// Events returns the events of a task in the order they were added.
+func (s *Store) Events(ctx context.Context, taskID string) ([]Event, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT event_id, source_role, target_role, timestamp, action_type, payload,
+		status, confidence FROM events WHERE task_id = ? ORDER BY seq`, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("store: events of task %s: %w", taskID, err)
+	}
+	defer rows.Close()
+	var events []Event
+	for rows.Next() {
+		e := Event{TaskID: taskID}
+		var ts int64
+		var payload sql.NullString
+		if err := rows.Scan(&e.ID, &e.SourceRole, &e.TargetRole, &ts, &e.ActionType, &payload, &e.Status, &e.Confidence); err != nil {
+			return nil, fmt.Errorf("store: events of task %s: %w", taskID, err)
+		}
+		e.Time = time.Unix(0, ts).UTC()
+		if payload.Valid {
+			e.Payload = json.RawMessage(payload.String)
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: events of task %s: %w", taskID, err)
+	}
+	return events, nil
+}
