@@ -1,0 +1,143 @@
+package action
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/apexagent/apex/device"
+)
+
+// Space is the set of actions available on one kind of device. It is
+// immutable: With returns a new Space. Safe for concurrent use.
+type Space struct {
+	platform string // "any", "android", "ios"
+	actions  []*Action
+	index    map[string]int // normalised name -> position in actions
+}
+
+var (
+	common  = newSpace("any", Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep)
+	android = newSpace("android").with(common.actions...).with(Back, Home, RecentApps, PullGesture)
+	ios     = newSpace("ios").with(common.actions...).with(Home, AppSwitcher)
+)
+
+// Common returns the actions every platform has: Tap, DoubleTap, LongPress,
+// Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch,
+// Terminate and Sleep.
+func Common() *Space { return common }
+
+// ForPlatform returns the actions of a platform: Common plus, on Android,
+// Back, Home, RecentApps and PullGesture, and on iOS, Home and AppSwitcher.
+// An unknown platform gets Common.
+func ForPlatform(p device.Platform) *Space {
+	switch p {
+	case device.Android:
+		return android
+	case device.IOS:
+		return ios
+	}
+	return common
+}
+
+func newSpace(platform string, as ...*Action) *Space {
+	return (&Space{platform: platform}).with(as...)
+}
+
+// With returns a new space with more actions. An action whose name matches
+// one already there (ignoring case) replaces it in place, so a plugin can
+// override a built-in.
+func (s *Space) With(as ...*Action) *Space { return s.with(as...) }
+
+func (s *Space) with(as ...*Action) *Space {
+	n := &Space{platform: s.platform, actions: append([]*Action(nil), s.actions...), index: make(map[string]int, len(s.actions)+len(as))}
+	for k, v := range s.index {
+		n.index[k] = v
+	}
+	for _, a := range as {
+		key := normName(a.name)
+		if i, ok := n.index[key]; ok {
+			n.actions[i] = a
+			continue
+		}
+		n.index[key] = len(n.actions)
+		n.actions = append(n.actions, a)
+	}
+	return n
+}
+
+// Platform names the platform the space is for: "android", "ios", or "any".
+func (s *Space) Platform() string { return s.platform }
+
+// Actions lists the actions in a stable order: common ones first.
+func (s *Space) Actions() []*Action { return append([]*Action(nil), s.actions...) }
+
+// Lookup finds an action by name, ignoring case, spaces, "-" and "_":
+// "tap", "double_tap" and "Keyboard Press" all work.
+func (s *Space) Lookup(name string) (*Action, bool) {
+	i, ok := s.index[normName(name)]
+	if !ok {
+		return nil, false
+	}
+	return s.actions[i], true
+}
+
+// Names lists the action names, in order.
+func (s *Space) Names() []string {
+	names := make([]string, len(s.actions))
+	for i, a := range s.actions {
+		names[i] = a.name
+	}
+	return names
+}
+
+func normName(name string) string {
+	return strings.ToLower(strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.TrimSpace(name)))
+}
+
+// Describe is the text that tells a model which actions exist here: one
+// line per action (its signature and what it does), then a line per
+// described param.
+func (s *Space) Describe() string {
+	var b strings.Builder
+	b.WriteString("Actions on this ")
+	if s.platform == "any" {
+		b.WriteString("device")
+	} else {
+		b.WriteString(s.platform + " device")
+	}
+	b.WriteString(". Params marked ? are optional; = gives the default.\n")
+	b.WriteString(`A locator param is found on screen: write a short description of the element ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc, type, index (0-based, among several matches).`)
+	b.WriteString("\n\n")
+	for _, a := range s.actions {
+		b.WriteString(a.ModelText())
+		b.WriteByte('\n')
+		for _, f := range a.plan.fields {
+			if f.desc == "" {
+				continue
+			}
+			b.WriteString("    ")
+			b.WriteString(f.name)
+			b.WriteString(": ")
+			b.WriteString(f.desc)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Tool is an action as a model tool definition (OpenAI function, Anthropic
+// tool, MCP tool).
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Tools lists the actions as tool definitions, in order.
+func (s *Space) Tools() []Tool {
+	tools := make([]Tool, len(s.actions))
+	for i, a := range s.actions {
+		tools[i] = Tool{Name: a.name, Description: a.description, InputSchema: a.schemaJSON}
+	}
+	return tools
+}
