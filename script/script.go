@@ -1,0 +1,129 @@
+// Package script reads Apex's YAML scripts: Midscene-compatible target blocks,
+// tasks and flow steps, plus deterministic steps that need no model. Load
+// validates everything it can without a device and reports each problem at
+// file:line:column.
+package script
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Script is one parsed YAML file.
+type Script struct {
+	File   string
+	Target Target
+	// Agent is Midscene's optional agent block (testId, aiActContext, …),
+	// kept for the AI runtime; the runner itself does not read it.
+	Agent map[string]any
+	Tasks []Task
+}
+
+// Target says which device a script wants and what to launch first.
+type Target struct {
+	// Kind is "android", "ios" or "sim"; "" when the script names none and
+	// the device comes from the command line.
+	Kind     string
+	DeviceID string // android deviceId, ios udid / deviceId
+	WDAURL   string // ios: wdaUrl, or http://wdaHost:wdaPort
+	Platform string // sim: "android" (default) or "ios"
+	Launch   string // app package / bundle id to start before the first task
+	Output   string // Midscene's output path for query results
+	// Extra keeps the device options Apex accepts for compatibility but does
+	// not use (androidAdbPath, imeStrategy, …).
+	Extra map[string]any
+	Pos   Pos
+}
+
+// Task is a named list of steps.
+type Task struct {
+	Name            string
+	ContinueOnError bool
+	Steps           []Step
+	Pos             Pos
+}
+
+// Locator names an element. Prompt is free text ("the \"Buy\" button",
+// "「搜索」", "e12"); the other fields match one property each.
+type Locator struct {
+	Prompt string `json:"prompt,omitempty"`
+	Text   string `json:"text,omitempty"`
+	ID     string `json:"id,omitempty"`
+	Desc   string `json:"desc,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Index  int    `json:"index,omitempty"`
+}
+
+// IsZero reports whether the locator names nothing.
+func (l Locator) IsZero() bool { return l == Locator{} }
+
+// String renders the locator the way a person would write it.
+func (l Locator) String() string {
+	if l.Prompt != "" && l == (Locator{Prompt: l.Prompt}) {
+		return l.Prompt
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+// Step is one flow item. Kind decides which fields are meaningful.
+type Step struct {
+	Kind Kind
+	Key  string // the key as written: "ai", "aiAction", "tap", an action name …
+	Pos  Pos
+
+	// Prompt is the natural-language text of ai* steps (the instruction,
+	// the assertion, the query) and the title of logScreenshot.
+	Prompt string
+	// Locator is the element a step acts on or checks; nil when none.
+	Locator *Locator
+	// Value is the text to type (input), the key (keyboard press), the
+	// package (launch, terminate), the shell command (runAdbShell) or the
+	// content of logScreenshot.
+	Value string
+	// Mode is how input treats existing text: replace (default), append, clear.
+	Mode         string
+	Name         string // result name of queries and aiLocate
+	ErrorMessage string
+	Timeout      time.Duration // waits; 0 = the runner's default
+	Duration     time.Duration // sleep, long press, swipe
+	// Optional steps pass when their target is absent (a popup that may or
+	// may not show).
+	Optional bool
+	Scroll   *Scroll
+	Swipe    *Swipe
+	Assert   *Assert
+	// Params is the JSON object of a generic action step, or the body of a
+	// runWdaRequest.
+	Params json.RawMessage
+	// Request is the runWdaRequest method and endpoint.
+	Method, Endpoint string
+}
+
+// Scroll is a scroll gesture (aiScroll, scrollUntilVisible).
+type Scroll struct {
+	Direction string // up, down, left, right (the content moves to reveal that side)
+	Type      string // once, untilBottom, untilTop, untilLeft, untilRight
+	Distance  int    // pixels; 0 = most of the screen
+	MaxSwipes int    // scrollUntilVisible: give up after this many
+}
+
+// Swipe is a swipe between two points, or in a direction across the screen.
+type Swipe struct {
+	From, To  [2]int
+	Direction string
+}
+
+// Assert is a deterministic check on the Scene.
+type Assert struct {
+	Op      string  // exists, notExists, textEquals, textContains, numberGreater, numberLess
+	Text    string  // textEquals / textContains
+	Number  float64 // numberGreater / numberLess
+	Message string  // shown when the check fails
+}
+
+// Pos is a place in a script file.
+type Pos struct {
+	File      string
+	Line, Col int
+}

@@ -1,0 +1,214 @@
+package script
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// interpolate replaces ${NAME} and ${NAME:-default} with the environment.
+// An unset variable without a default is an error at the node.
+func (l *loader) interpolate(n *yaml.Node, s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			l.errorf(n, "unclosed ${ in %q: write ${NAME}", s)
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		ref := s[i+2 : i+j]
+		name, def, hasDef := strings.Cut(ref, ":-")
+		if !validEnvName(name) {
+			l.errorf(n, "bad variable reference ${%s}: expected ${NAME} or ${NAME:-default}", ref)
+		} else if v, ok := l.opts.LookupEnv(name); ok && (v != "" || !hasDef) {
+			b.WriteString(v)
+		} else if hasDef {
+			b.WriteString(def)
+		} else {
+			l.errorf(n, "environment variable %s is not set: export it, or write ${%s:-default}", name, name)
+		}
+		s = s[i+j+1:]
+	}
+}
+
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9') {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// str reads a scalar as text (numbers and booleans too, as written).
+func (l *loader) str(n *yaml.Node, what string) string {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		l.errorf(n, "%s: expected text, got %s", what, describe(n))
+		return ""
+	}
+	return l.interpolate(n, n.Value)
+}
+
+// optStr is str that accepts an empty value.
+func (l *loader) optStr(n *yaml.Node, what string) string {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return ""
+	}
+	return l.str(n, what)
+}
+
+func (l *loader) boolean(n *yaml.Node, what string) bool {
+	s := l.str(n, what)
+	switch strings.ToLower(s) {
+	case "true", "yes", "on":
+		return true
+	case "false", "no", "off", "":
+		return false
+	}
+	l.errorf(n, "%s: expected true or false, got %q", what, s)
+	return false
+}
+
+func (l *loader) integer(n *yaml.Node, what string) int {
+	s := l.str(n, what)
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		l.errorf(n, "%s: expected a whole number, got %q", what, s)
+	}
+	return v
+}
+
+func (l *loader) number(n *yaml.Node, what string) float64 {
+	s := l.str(n, what)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		l.errorf(n, "%s: expected a number, got %q", what, s)
+	}
+	return v
+}
+
+// millis reads a duration: a number is milliseconds (as in Midscene), text
+// with a unit ("2s", "500ms") is a Go duration.
+func (l *loader) millis(n *yaml.Node, what string) time.Duration {
+	s := l.str(n, what)
+	if s == "" {
+		return 0
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v < 0 || v > 24*3600*1000 {
+			l.errorf(n, "%s: %v ms is out of range (0 to one day)", what, v)
+			return 0
+		}
+		return time.Duration(v * float64(time.Millisecond))
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		l.errorf(n, "%s: expected milliseconds (3000) or a duration (3s), got %q", what, s)
+		return 0
+	}
+	return d
+}
+
+// locator reads a target: text is a prompt; a mapping names fields.
+func (l *loader) locator(n *yaml.Node, what string) *Locator {
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag != "!!null":
+		p := strings.TrimSpace(l.interpolate(n, n.Value))
+		if p == "" {
+			l.errorf(n, "%s: the target is empty: name the element (text, id, desc or a description)", what)
+		}
+		return &Locator{Prompt: p}
+	case n.Kind == yaml.MappingNode:
+		loc := &Locator{}
+		for _, p := range l.pairs(n, what) {
+			switch p.key.Value {
+			case "prompt":
+				loc.Prompt = l.str(p.val, what+".prompt")
+			case "text":
+				loc.Text = l.str(p.val, what+".text")
+			case "id", "resourceId", "resource_id":
+				loc.ID = l.str(p.val, what+"."+p.key.Value)
+			case "desc", "contentDesc", "description":
+				loc.Desc = l.str(p.val, what+"."+p.key.Value)
+			case "type":
+				loc.Type = l.str(p.val, what+".type")
+			case "index":
+				loc.Index = l.integer(p.val, what+".index")
+				if loc.Index < 0 {
+					l.errorf(p.val, "%s.index: expected 0 or more, got %d", what, loc.Index)
+				}
+			case "images", "convertHttpImage2Base64":
+				// Midscene reference images: only a model could use them.
+			default:
+				l.errorf(p.key, "unknown key %q in %s: expected text, id, desc, type, index or prompt", p.key.Value, what)
+			}
+		}
+		if loc.IsZero() {
+			l.errorf(n, "%s: the target names nothing: give text, id, desc, type or prompt", what)
+		}
+		return loc
+	}
+	l.errorf(n, "%s: expected a target (text, or a mapping with text, id, desc, type, index), got %s", what, describe(n))
+	return nil
+}
+
+// toAny converts a node to plain Go values for JSON, interpolating text.
+func (l *loader) toAny(n *yaml.Node) any {
+	return l.toAnyDepth(n, 0)
+}
+
+func (l *loader) toAnyDepth(n *yaml.Node, depth int) any {
+	n = resolveAlias(n)
+	l.visits++
+	if depth > 32 || l.visits > maxVisits {
+		if !l.tooBig {
+			l.tooBig = true
+			l.errorf(n, "value nested too deep or expanded by too many aliases")
+		}
+		return nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for _, p := range l.pairs(n, "value") {
+			m[p.key.Value] = l.toAnyDepth(p.val, depth+1)
+		}
+		return m
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, l.toAnyDepth(c, depth+1))
+		}
+		return out
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil
+		case "!!bool":
+			return l.boolean(n, "value")
+		case "!!int", "!!float":
+			if v, err := strconv.ParseFloat(n.Value, 64); err == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				return v
+			}
+		}
+		return l.interpolate(n, n.Value)
+	}
+	return nil
+}
