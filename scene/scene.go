@@ -53,6 +53,9 @@ type Element struct {
 	Confidence float64 `json:"confidence,omitempty"` // 1 for tree elements; OCR's own score otherwise
 	// Note summarises what pruning cut inside this element, e.g. "+12 items below".
 	Note string `json:"note,omitempty"`
+	// System marks status- and navigation-bar elements (clock, battery,
+	// back/home): volatile, ignored by Fingerprint, dropped first.
+	System bool `json:"system,omitempty"`
 }
 
 // Stats says how much pruning removed.
@@ -75,6 +78,11 @@ type Scene struct {
 	// Dropped summarises, in one line, what the budget cut ("" when nothing).
 	Dropped string `json:"dropped,omitempty"`
 	Stats   Stats  `json:"stats"`
+	// Format is the source format ("uiautomator", "xcuitest"); coordinates
+	// are pixels for the first, points for the second.
+	Format string `json:"format,omitempty"`
+	// Budget is the byte budget Text keeps to (0 = DefaultBudget).
+	Budget int `json:"budget,omitempty"`
 }
 
 // Element returns the element with the given short id.
