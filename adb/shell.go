@@ -1,0 +1,165 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apexagent/apex/adb/proto"
+)
+
+// ShellOptions are the streams of a shell command. Nil writers discard.
+type ShellOptions struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// V1 forces the old shell service even when the device has shell_v2:
+	// stdout and stderr arrive merged and the exit status is unknown.
+	V1 bool
+}
+
+// maxShellPacket bounds one shell v2 packet; adbd sends at most its
+// max payload (1 MiB) per packet.
+const maxShellPacket = 16 << 20
+
+// RunShell runs cmd in the device's shell. With shell v2 it returns the
+// exit status and keeps stderr apart; with v1 the status is -1 (unknown).
+// Cancelling ctx closes the stream and returns ctx's error.
+func RunShell(ctx context.Context, t Transport, cmd string, opts ShellOptions) (int, error) {
+	v2 := !opts.V1 && hasFeature(ctx, t, "shell_v2")
+	service := "shell:" + cmd
+	if v2 {
+		service = "shell,v2,raw:" + cmd
+	}
+	s, err := t.Open(ctx, service)
+	if err != nil {
+		return -1, err
+	}
+	defer s.Close()
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	defer stop()
+	stdout, stderr := orDiscard(opts.Stdout), orDiscard(opts.Stderr)
+	var code int
+	if v2 {
+		code, err = runShellV2(s, opts.Stdin, stdout, stderr)
+	} else {
+		code, err = -1, runShellV1(s, opts.Stdin, stdout)
+	}
+	if ctx.Err() != nil {
+		return -1, fmt.Errorf("adb: shell %q on %s: %w", cmd, t.Serial(), ctx.Err())
+	}
+	if err != nil {
+		return -1, fmt.Errorf("adb: shell %q on %s: %w", cmd, t.Serial(), err)
+	}
+	return code, nil
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func runShellV2(s Stream, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	if stdin != nil {
+		go pumpStdinV2(s, stdin)
+	}
+	for {
+		p, err := proto.ReadShell(s, maxShellPacket)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return -1, fmt.Errorf("%w: stream ended without an exit status", ErrGone)
+			}
+			return -1, err
+		}
+		switch p.ID {
+		case proto.ShellStdout:
+			if _, err := stdout.Write(p.Data); err != nil {
+				return -1, err
+			}
+		case proto.ShellStderr:
+			if _, err := stderr.Write(p.Data); err != nil {
+				return -1, err
+			}
+		case proto.ShellExit:
+			if len(p.Data) != 1 {
+				return -1, fmt.Errorf("%w: exit packet of %d bytes", ErrProtocol, len(p.Data))
+			}
+			// adbd closes the stream right after the status; wait for that
+			// so the stream ends cleanly instead of crossing CLSEs.
+			io.Copy(io.Discard, s)
+			return int(p.Data[0]), nil
+		}
+	}
+}
+
+// pumpStdinV2 copies stdin in packets, then closes the device's stdin.
+// Errors end it quietly: the reader sees the stream's fate.
+func pumpStdinV2(s Stream, stdin io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := stdin.Read(buf)
+		if n > 0 {
+			if _, werr := s.Write(proto.EncodeShell(nil, proto.ShellStdin, buf[:n])); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			s.Write(proto.EncodeShell(nil, proto.ShellCloseStdin, nil))
+			return
+		}
+	}
+}
+
+func runShellV1(s Stream, stdin io.Reader, stdout io.Writer) error {
+	if stdin != nil {
+		go io.Copy(s, stdin)
+	}
+	_, err := io.Copy(stdout, s)
+	return err
+}
+
+// Shell runs cmd and returns its stdout. A non-zero exit status is a
+// *ShellError carrying stderr; the stdout read so far is returned with it.
+func Shell(ctx context.Context, t Transport, cmd string) ([]byte, error) {
+	var out, errOut bytes.Buffer
+	code, err := RunShell(ctx, t, cmd, ShellOptions{Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		return out.Bytes(), err
+	}
+	if code > 0 {
+		return out.Bytes(), &ShellError{Command: cmd, Exit: code, Stderr: errOut.String()}
+	}
+	return out.Bytes(), nil
+}
+
+// Exec runs cmd through the exec service (`adb exec-out`): raw bytes, no
+// pty and no exit status, for binary output such as screencap.
+func Exec(ctx context.Context, t Transport, cmd string) ([]byte, error) {
+	var out bytes.Buffer
+	if err := ExecTo(ctx, t, cmd, &out); err != nil {
+		return out.Bytes(), err
+	}
+	return out.Bytes(), nil
+}
+
+// ExecTo is Exec writing to w.
+func ExecTo(ctx context.Context, t Transport, cmd string, w io.Writer) error {
+	s, err := t.Open(ctx, "exec:"+cmd)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	defer stop()
+	_, err = io.Copy(w, s)
+	if ctx.Err() != nil {
+		return fmt.Errorf("adb: exec %q on %s: %w", cmd, t.Serial(), ctx.Err())
+	}
+	if err != nil {
+		return fmt.Errorf("adb: exec %q on %s: %w", cmd, t.Serial(), err)
+	}
+	return nil
+}
