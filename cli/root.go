@@ -77,6 +77,7 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 	root.PersistentFlags().BoolVar(&env.JSON, "json", false, "print machine-readable JSON")
 	root.AddCommand(
 		newCmdVersion(env),
+		newCmdScene(env),
 	)
 	return root
 }

@@ -83,8 +83,8 @@ type cand struct {
 	el          Element
 	pkg         string
 	interactive bool
-	keep        bool
 	parts       []string // text absorbed from non-interactive descendants
+	descParts   []string // descriptions absorbed, shown after the text
 	list        *listCut // set for list containers
 	tier        int      // drop order under the budget: lower goes first
 	seq         int      // document order, to break ties
@@ -153,7 +153,9 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 		Checked: n.Checked, Editable: n.Editable, Scrollable: n.Scrollable, Selected: n.Selected,
 		Focused: n.Focused, Disabled: !n.Enabled, Password: n.Password,
 	}
-	interactive := f.Interactive()
+	// A disabled control often reports clickable="false"; it is still a
+	// control, shown as disabled.
+	interactive := f.Interactive() || !n.Enabled && isControlClass(n.Class)
 	isList := !root && n.hasBounds && len(n.Children) > 0 && (isListClass(n.Class) ||
 		n.Scrollable && !n.Editable && !strings.Contains(n.Class, "Spinner") && !strings.Contains(n.Class, "WebView"))
 	next := c
@@ -167,7 +169,11 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 	case root || (!interactive && !isList && text == "" && desc == ""):
 		// A layout wrapper: only its descendants matter.
 	case !interactive && !isList && c.absorber != nil:
-		c.absorber.parts = appendPart(c.absorber.parts, text, desc)
+		if text != "" {
+			c.absorber.parts = append(c.absorber.parts, truncRunes(text, maxPartRunes))
+		} else {
+			c.absorber.descParts = append(c.absorber.descParts, truncRunes(desc, maxPartRunes))
+		}
 	case !interactive && !isList && c.owner != nil && repeats(c.owner, text, desc):
 		// The label of a cell or button said again by a text inside it.
 	case interactive && !isList && c.parent != nil && c.parent.interactive && c.parent.list == nil && c.parent.el.Bounds == r:
@@ -284,8 +290,8 @@ func (l *listCut) note(scrollable bool) string {
 func (b *builder) finish() []*cand {
 	kept := b.cands[:0:0]
 	for _, c := range b.cands {
-		if len(c.parts) > 0 && c.el.Text == "" {
-			c.el.Text = strings.Join(c.parts, " · ")
+		if parts := append(c.parts, c.descParts...); len(parts) > 0 && c.el.Text == "" {
+			c.el.Text = strings.Join(parts, " · ")
 		}
 		if c.list != nil {
 			c.el.Note = c.list.note(c.el.Flags.Scrollable)
@@ -387,13 +393,12 @@ func repeats(owner *cand, text, desc string) bool {
 	return in(text) && in(desc)
 }
 
-func appendPart(parts []string, text, desc string) []string {
-	if text != "" {
-		parts = append(parts, text)
-	} else if desc != "" {
-		parts = append(parts, desc)
-	}
-	return parts
+// isControlClass reports whether a class is a control even when the
+// source does not flag it clickable.
+func isControlClass(class string) bool {
+	s := shortClass(class)
+	return strings.Contains(s, "Button") || strings.Contains(s, "CheckBox") || strings.Contains(s, "Switch") ||
+		strings.HasSuffix(s, "EditText") || s == "TextField" || s == "SecureTextField" || s == "Chip"
 }
 
 // isXCUIChrome reports whether an iOS element is window furniture: the

@@ -11,8 +11,11 @@ import (
 // Longest text and description Text shows of one element, in runes; the
 // Element keeps them whole.
 const (
-	maxTextRunes = 80
+	maxTextRunes = 100
 	maxDescRunes = 60
+	// maxPartRunes bounds each text a container absorbs from inside it,
+	// so a long title does not hide the price after it.
+	maxPartRunes = 48
 )
 
 // Text is the compact form a model reads: a header line with the screen
