@@ -1,0 +1,267 @@
+// Package locate finds elements of a Scene without a model: by short id,
+// resource id, exact then fuzzy text, content description and element type.
+// It never guesses: several equally good matches are an error that lists
+// them, so the script (or a model) can say which one.
+package locate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/scene"
+)
+
+// AmbiguousError lists the elements a locator matched equally well.
+type AmbiguousError struct {
+	Locator    action.Locator
+	Rule       string // which rule matched them: "exact text", "text contains", …
+	Candidates []scene.Element
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s matches %d elements (%s): ", e.Locator, len(e.Candidates), e.Rule)
+	for i, c := range e.Candidates {
+		if i == 8 {
+			fmt.Fprintf(&b, "; … %d more", len(e.Candidates)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(describe(c))
+	}
+	b.WriteString(": say which with index: N (0 is the first), an id (e.g. {id: " + e.Candidates[0].ID + "}) or more exact text")
+	return b.String()
+}
+
+// describe renders an element the way errors list it.
+func describe(e scene.Element) string {
+	s := e.ID + " " + e.Type
+	if e.Text != "" {
+		s += fmt.Sprintf(" %q", e.Text)
+	}
+	if e.Desc != "" && e.Desc != e.Text {
+		s += fmt.Sprintf(" desc=%q", e.Desc)
+	}
+	if e.ResourceID != "" {
+		s += " id=" + e.ResourceID
+	}
+	r := e.Bounds
+	return s + fmt.Sprintf(" [%d,%d][%d,%d]", r.X0, r.Y0, r.X1, r.Y1)
+}
+
+// Resolver resolves locators against one Scene. It is immutable and safe for
+// concurrent use.
+type Resolver struct{ scene *scene.Scene }
+
+var _ action.Resolver = (*Resolver)(nil)
+
+// New returns a Resolver over s.
+func New(s *scene.Scene) *Resolver { return &Resolver{scene: s} }
+
+// Resolve finds l in the Scene; the target point is the element's centre.
+func (r *Resolver) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {
+	if err := ctx.Err(); err != nil {
+		return action.Target{}, err
+	}
+	e, err := Find(r.scene, l)
+	if err != nil {
+		return action.Target{}, err
+	}
+	x, y := e.Bounds.Center()
+	return action.Target{Point: device.Point{X: x, Y: y}, Element: &e}, nil
+}
+
+// Observer returns the current Scene of a device.
+type Observer func(ctx context.Context) (*scene.Scene, error)
+
+// Live resolves against a Scene it refreshes: the first Resolve uses the
+// Scene it was given (the one the step just observed), every later one
+// observes again, because the action in between may have changed the screen
+// (scrolling until something shows). Safe for use by one action at a time.
+type Live struct {
+	Observe Observer
+	Scene   *scene.Scene // used once, then refreshed; nil observes at once
+	// Observed, when set, is told about every Scene observed.
+	Observed func(*scene.Scene)
+}
+
+// Resolve implements action.Resolver.
+func (lv *Live) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {
+	s := lv.Scene
+	lv.Scene = nil
+	if s == nil {
+		var err error
+		if s, err = lv.Observe(ctx); err != nil {
+			return action.Target{}, fmt.Errorf("observe the screen to find %s: %w", l, err)
+		}
+		if lv.Observed != nil {
+			lv.Observed(s)
+		}
+	}
+	return New(s).Resolve(ctx, l)
+}
+
+// ErrNoRule marks a prompt that no rule can read as a visible text, id or
+// description; only a model could resolve it. It wraps action.ErrNotFound.
+var ErrNoRule = fmt.Errorf("no rule matches the description: %w", action.ErrNotFound)
+
+// Find returns the one element l names in s. Errors wrap action.ErrNotFound
+// when nothing matches, or are an *AmbiguousError when several do.
+func Find(s *scene.Scene, l action.Locator) (scene.Element, error) {
+	if s == nil {
+		return scene.Element{}, errors.New("locate: no scene")
+	}
+	if l.IsZero() {
+		return scene.Element{}, errors.New("locate: empty locator: give text, id, desc, type or a description")
+	}
+	q := compile(l)
+	if q.sceneID != "" {
+		e, ok := s.Element(q.sceneID)
+		if !ok {
+			return scene.Element{}, fmt.Errorf("no element %s on this screen (ids change when the screen does; ids now run e1 to e%d): %w", q.sceneID, len(s.Elements), action.ErrNotFound)
+		}
+		return e, nil
+	}
+	visible := make([]scene.Element, 0, len(s.Elements))
+	for _, e := range s.Elements {
+		if !e.Bounds.Empty() {
+			visible = append(visible, e)
+		}
+	}
+	rules := rulesFor(q)
+	// With a type hint ("the search box"), the first rule whose hits include
+	// that type wins; only when no rule finds one does the hint give way
+	// (people call a clickable text a button).
+	for pass := 0; pass < 2; pass++ {
+		if pass == 0 && q.typeHint == "" {
+			continue
+		}
+		for _, r := range rules {
+			var hits []scene.Element
+			for _, e := range visible {
+				if q.typ != "" && !strings.EqualFold(e.Type, q.typ) {
+					continue
+				}
+				if pass == 0 && !typeMatches(e, q.typeHint) {
+					continue
+				}
+				if r.match(e) {
+					hits = append(hits, e)
+				}
+			}
+			if len(hits) > 0 {
+				return pick(l, q, r.name, hits)
+			}
+		}
+	}
+	return scene.Element{}, notFound(s, l, q)
+}
+
+// pick chooses among the hits of one rule: by containment, then by index; otherwise the hits are ambiguous.
+func pick(l action.Locator, q *query, rule string, hits []scene.Element) (scene.Element, error) {
+	hits = dedupe(hits)
+	switch {
+	case q.last:
+		return hits[len(hits)-1], nil
+	case q.indexSet || q.index > 0:
+		if q.index >= len(hits) {
+			return scene.Element{}, fmt.Errorf("%s: index %d asked, but only %d elements match (%s): %w", l, q.index, len(hits), rule, action.ErrNotFound)
+		}
+		return hits[q.index], nil
+	case len(hits) == 1:
+		return hits[0], nil
+	}
+	return scene.Element{}, &AmbiguousError{Locator: l, Rule: rule, Candidates: hits}
+}
+
+// typeMatches reports whether an element is of a hinted type; a clickable
+// text counts as a button, an editable one as an input.
+func typeMatches(e scene.Element, hint string) bool {
+	switch {
+	case strings.EqualFold(e.Type, hint):
+		return true
+	case hint == "button":
+		return e.Flags.Clickable && e.Type != "input"
+	case hint == "input":
+		return e.Flags.Editable
+	case hint == "switch":
+		return e.Type == "checkbox" || e.Flags.Checkable
+	}
+	return false
+}
+
+// dedupe drops an element that lies inside another hit that a person would
+// act on instead: a label inside its clickable row, a copy with the same
+// bounds.
+func dedupe(hits []scene.Element) []scene.Element {
+	if len(hits) < 2 {
+		return hits
+	}
+	out := hits[:0:0]
+	for i, a := range hits {
+		drop := false
+		for j, b := range hits {
+			if i == j || !inside(a.Bounds, b.Bounds) {
+				continue
+			}
+			same := a.Bounds == b.Bounds
+			if (b.Flags.Interactive() && !a.Flags.Interactive()) || (same && j < i && b.Flags.Interactive() == a.Flags.Interactive()) {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func inside(a, b scene.Rect) bool {
+	return a.X0 >= b.X0 && a.Y0 >= b.Y0 && a.X1 <= b.X1 && a.Y1 <= b.Y1
+}
+
+// notFound explains what the screen does show, so the script can be fixed.
+func notFound(s *scene.Scene, l action.Locator, q *query) error {
+	var shown []string
+	for _, e := range s.Elements {
+		label := e.Text
+		if label == "" {
+			label = e.Desc
+		}
+		if label == "" {
+			continue
+		}
+		shown = append(shown, fmt.Sprintf("%s %q", e.ID, truncate(label, 30)))
+		if len(shown) == 12 {
+			shown = append(shown, "…")
+			break
+		}
+	}
+	where := ""
+	if s.Package != "" {
+		where = " in " + s.Package
+	}
+	msg := fmt.Sprintf("no element matches %s on screen%s", l, where)
+	if len(shown) > 0 {
+		msg += "; the screen shows " + strings.Join(shown, ", ")
+	}
+	if l.Prompt != "" && !q.quoted && q.strictID == "" && q.text2 == "" && q.desc == "" {
+		return fmt.Errorf("%s: %w", msg, ErrNoRule)
+	}
+	return fmt.Errorf("%s: %w", msg, action.ErrNotFound)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
