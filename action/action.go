@@ -160,7 +160,7 @@ func (a *Action) Decode(raw json.RawMessage) (any, error) {
 	if !json.Valid(raw) {
 		errs = []*FieldError{{Message: "params are not valid JSON: " + describeSyntaxError(raw)}}
 	} else {
-		errs = a.plan.decodeObject("", raw, p.Elem())
+		errs = a.plan.decodeObject("", raw, p.Elem(), "param")
 	}
 	if len(errs) == 0 {
 		if v, ok := p.Interface().(Validator); ok {

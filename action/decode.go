@@ -18,7 +18,10 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // missing required fields, nulls and wrong types are all reported, every one
 // of them, in a stable order (unknown keys first, then fields in
 // declaration order).
-func (p *structPlan) decodeObject(path string, data []byte, v reflect.Value) []*FieldError {
+//
+// noun is what the keys are called in messages: "param" at the top of an
+// action's params, "field" inside them.
+func (p *structPlan) decodeObject(path string, data []byte, v reflect.Value, noun string) []*FieldError {
 	if k := jsonKind(data); k != "object" {
 		return []*FieldError{{Field: path, Message: "expected an object, got " + describeJSON(data)}}
 	}
@@ -35,7 +38,7 @@ func (p *structPlan) decodeObject(path string, data []byte, v reflect.Value) []*
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		errs = append(errs, &FieldError{Field: joinPath(path, k), Message: p.unknownMessage(path == "")})
+		errs = append(errs, &FieldError{Field: joinPath(path, k), Message: p.unknownMessage(noun)})
 	}
 	for _, f := range p.fields {
 		raw, ok := m[f.name]
@@ -52,11 +55,7 @@ func (p *structPlan) decodeObject(path string, data []byte, v reflect.Value) []*
 	return errs
 }
 
-func (p *structPlan) unknownMessage(top bool) string {
-	what := "field"
-	if top {
-		what = "param"
-	}
+func (p *structPlan) unknownMessage(what string) string {
 	if len(p.fields) == 0 {
 		return "unknown " + what + ": there are none to give"
 	}
@@ -103,7 +102,7 @@ func decodeValue(path string, data []byte, v reflect.Value, f *fieldPlan) []*Fie
 		if err != nil {
 			return fail("%v", err)
 		}
-		return p.decodeObject(path, data, v)
+		return p.decodeObject(path, data, v, "field")
 	case reflect.String:
 		if kind != "string" {
 			return fail("expected string, got %s", describeJSON(data))

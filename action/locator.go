@@ -145,7 +145,7 @@ func (l *Locator) UnmarshalJSON(data []byte) error {
 		return nil
 	case "object":
 		var o locatorObject
-		if errs := locatorPlan.decodeObject("", data, reflect.ValueOf(&o).Elem()); len(errs) > 0 {
+		if errs := locatorPlan.decodeObject("", data, reflect.ValueOf(&o).Elem(), "field"); len(errs) > 0 {
 			return errs[0]
 		}
 		nl := Locator{Prompt: o.Prompt, Text: o.Text, ID: o.ID, Desc: o.Desc, Type: o.Type, Index: o.Index}
