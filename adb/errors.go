@@ -59,3 +59,13 @@ func (e *ShellError) Error() string {
 	}
 	return fmt.Sprintf("shell %q exited with status %d: %s", e.Command, e.Exit, msg)
 }
+
+// OpenError reports a service that could not be opened, so callers know the
+// command never reached the device and may safely retry it.
+type OpenError struct {
+	Service string
+	Err     error
+}
+
+func (e *OpenError) Error() string { return e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }

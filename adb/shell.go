@@ -34,7 +34,7 @@ func RunShell(ctx context.Context, t Transport, cmd string, opts ShellOptions) (
 	}
 	s, err := t.Open(ctx, service)
 	if err != nil {
-		return -1, err
+		return -1, &OpenError{Service: service, Err: err}
 	}
 	defer s.Close()
 	stop := context.AfterFunc(ctx, func() { s.Close() })
@@ -149,7 +149,7 @@ func Exec(ctx context.Context, t Transport, cmd string) ([]byte, error) {
 func ExecTo(ctx context.Context, t Transport, cmd string, w io.Writer) error {
 	s, err := t.Open(ctx, "exec:"+cmd)
 	if err != nil {
-		return err
+		return &OpenError{Service: "exec:" + cmd, Err: err}
 	}
 	defer s.Close()
 	stop := context.AfterFunc(ctx, func() { s.Close() })

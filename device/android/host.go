@@ -1,0 +1,184 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/apexagent/apex/adb"
+	"github.com/apexagent/apex/device"
+)
+
+// HostOptions configure a Host; nil means defaults.
+type HostOptions struct {
+	// Name is the host's prefix in device IDs (default "adb").
+	Name string
+	// StartServer starts the adb server when none answers, as adb does.
+	StartServer bool
+	// Driver options for the devices this host opens.
+	Driver *Options
+	Log    *slog.Logger
+}
+
+// Host is the devices of one adb server.
+type Host struct {
+	c    *adb.Client
+	opts HostOptions
+}
+
+var _ device.Host = (*Host)(nil)
+
+// NewHost returns a host over the adb server c talks to.
+func NewHost(c *adb.Client, opts *HostOptions) *Host {
+	h := &Host{c: c}
+	if opts != nil {
+		h.opts = *opts
+	}
+	if h.opts.Name == "" {
+		h.opts.Name = "adb"
+	}
+	return h
+}
+
+// Name is the prefix of this host's device IDs.
+func (h *Host) Name() string { return h.opts.Name }
+
+// Client is the adb server client.
+func (h *Host) Client() *adb.Client { return h.c }
+
+// labelTimeout bounds the `wm size` asked of each ready device to label it.
+const labelTimeout = 2 * time.Second
+
+// Targets lists the server's devices, ready ones labelled with their
+// resolution and the others with a hint of what to do.
+func (h *Host) Targets(ctx context.Context) ([]device.Target, error) {
+	devs, err := h.c.Devices(ctx)
+	if err != nil && h.opts.StartServer {
+		if serr := h.c.StartServer(ctx); serr != nil {
+			return nil, fmt.Errorf("listing adb devices: %w (starting a server: %v)", err, serr)
+		}
+		devs, err = h.c.Devices(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing adb devices: %w", err)
+	}
+	ts := make([]device.Target, len(devs))
+	var wg sync.WaitGroup
+	for i, d := range devs {
+		ts[i] = device.Target{
+			ID: device.QualifiedID(h.Name(), d.Serial), Host: h.Name(), Serial: d.Serial,
+			Platform: device.Android, State: d.State, Model: d.Model, Hint: d.Hint(),
+		}
+		if d.State == "device" {
+			wg.Go(func() { label(ctx, h.c.Device(d.Serial), &ts[i]) })
+		}
+	}
+	wg.Wait()
+	return ts, nil
+}
+
+// label fills a target's resolution (and model, if missing) from the
+// device; a device too slow to answer stays unlabelled.
+func label(ctx context.Context, t adb.Transport, target *device.Target) {
+	ctx, cancel := context.WithTimeout(ctx, labelTimeout)
+	defer cancel()
+	out, err := adb.Shell(ctx, t, infoCmd)
+	if err != nil {
+		return
+	}
+	info, err := parseInfo(string(out))
+	if err != nil {
+		return
+	}
+	target.Width, target.Height = info.Width, info.Height
+	if target.Model == "" {
+		target.Model = info.Model
+	}
+}
+
+// Open returns a driver for a device of this server.
+func (h *Host) Open(ctx context.Context, serial string) (device.Driver, error) {
+	return OpenWith(ctx, h.c.Device(serial), serial, h.opts.Driver)
+}
+
+// DirectHost reaches adbds by address with no adb server: the simulated
+// phones of sim/lab, or network devices that do not ask for AUTH.
+type DirectHost struct {
+	name string
+	opts *Options
+
+	mu    sync.Mutex
+	addrs []string
+}
+
+var _ device.Host = (*DirectHost)(nil)
+
+// NewDirectHost returns a host named name (e.g. "sim") over addrs.
+func NewDirectHost(name string, addrs []string, opts *Options) *DirectHost {
+	return &DirectHost{name: name, addrs: append([]string{}, addrs...), opts: opts}
+}
+
+// Name is the prefix of this host's device IDs.
+func (h *DirectHost) Name() string { return h.name }
+
+// Add registers another address.
+func (h *DirectHost) Add(addr string) {
+	h.mu.Lock()
+	h.addrs = append(h.addrs, addr)
+	h.mu.Unlock()
+}
+
+// Targets dials every address; one that does not answer is listed offline.
+func (h *DirectHost) Targets(ctx context.Context) ([]device.Target, error) {
+	h.mu.Lock()
+	addrs := append([]string{}, h.addrs...)
+	h.mu.Unlock()
+	ts := make([]device.Target, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		ts[i] = device.Target{ID: device.QualifiedID(h.name, addr), Host: h.name, Serial: addr, Platform: device.Android, State: "offline",
+			Hint: "nothing answers at " + addr + ": start the device (apex sim) or check the address"}
+		wg.Go(func() {
+			dctx, cancel := context.WithTimeout(ctx, labelTimeout)
+			defer cancel()
+			d, err := adb.Dial(dctx, addr, nil)
+			if err != nil {
+				return
+			}
+			defer d.Close()
+			b, _ := d.Banner(dctx)
+			ts[i].State, ts[i].Hint, ts[i].Model = "device", "", b.Props["ro.product.model"]
+			label(dctx, d, &ts[i])
+		})
+	}
+	wg.Wait()
+	return ts, nil
+}
+
+// Open dials the adbd at serial (its address) and returns a driver that
+// owns the connection.
+func (h *DirectHost) Open(ctx context.Context, serial string) (device.Driver, error) {
+	return OpenDirect(ctx, serial, h.opts)
+}
+
+// OpenDirect dials an adbd at addr and returns a driver owning the
+// connection; Close drops it.
+func OpenDirect(ctx context.Context, addr string, opts *Options) (*Driver, error) {
+	d, err := adb.Dial(ctx, addr, nil)
+	if err != nil {
+		return nil, fmt.Errorf("android %s: %w: %v", addr, device.ErrOffline, err)
+	}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Close = d.Close
+	drv, err := OpenWith(ctx, d, addr, &o)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return drv, nil
+}
