@@ -1,0 +1,213 @@
+package adbd
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/apexagent/apex/adb/proto"
+)
+
+// AUTH message types (arg0 of AUTH).
+const (
+	authToken        = 1
+	authSignature    = 2
+	authRSAPublicKey = 3
+)
+
+// conn is one host connection. Its reader goroutine never blocks on a
+// stream: messages out go through a queue drained by a writer goroutine,
+// and data in is buffered per stream until the service reads it (the OKAY
+// that lets the host send more goes out at that moment).
+type conn struct {
+	s      *Server
+	nc     net.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	maxData int
+	online  bool
+	streams map[uint32]*stream
+	nextID  uint32
+	outQ    [][]byte
+	outErr  error
+	outWake chan struct{}
+
+	services sync.WaitGroup
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	ctx, cancel := context.WithCancel(s.ctx)
+	return &conn{s: s, nc: nc, ctx: ctx, cancel: cancel, maxData: s.opts.MaxData,
+		streams: map[uint32]*stream{}, outWake: make(chan struct{}, 1)}
+}
+
+func (c *conn) close() {
+	c.cancel()
+	c.nc.Close()
+}
+
+func (c *conn) serve() {
+	defer func() {
+		c.close()
+		c.mu.Lock()
+		for _, st := range c.streams {
+			st.hangup()
+		}
+		c.mu.Unlock()
+		c.services.Wait()
+	}()
+	go c.writeLoop()
+	remote := c.nc.RemoteAddr().String()
+	for {
+		m, err := proto.ReadMessage(c.nc, proto.MaxPayload)
+		if err != nil {
+			if c.ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.s.log.Warn("adbd: closing connection after a bad message", "remote", remote, "err", err)
+			}
+			return
+		}
+		if err := c.handle(m); err != nil {
+			c.s.log.Warn("adbd: closing connection", "remote", remote, "msg", m.String(), "err", err)
+			return
+		}
+	}
+}
+
+func (c *conn) handle(m proto.Message) error {
+	switch m.Command {
+	case proto.CmdCNXN:
+		c.mu.Lock()
+		c.maxData = c.s.opts.MaxData
+		if m.Arg1 > 0 && int(m.Arg1) < c.maxData {
+			c.maxData = int(m.Arg1)
+		}
+		c.mu.Unlock()
+		if c.s.opts.Auth {
+			c.challenge()
+			return nil
+		}
+		c.mu.Lock()
+		c.online = true
+		c.mu.Unlock()
+		c.send(proto.Message{Command: proto.CmdCNXN, Arg0: proto.Version, Arg1: uint32(c.s.opts.MaxData), Data: []byte(c.s.banner())})
+	case proto.CmdAUTH:
+		// A signature is never accepted and a public key waits for a user
+		// who will not come: the host stays "unauthorized", as with a real
+		// phone whose owner ignores the dialog.
+		if c.s.opts.Auth && m.Arg0 == authSignature {
+			c.challenge()
+		}
+	case proto.CmdOPEN:
+		c.open(m.Arg0, strings.TrimRight(string(m.Data), "\x00"))
+	case proto.CmdOKAY:
+		if st := c.stream(m.Arg1); st != nil {
+			st.acked()
+		}
+	case proto.CmdWRTE:
+		st := c.stream(m.Arg1)
+		if st == nil {
+			c.send(proto.Message{Command: proto.CmdCLSE, Arg0: 0, Arg1: m.Arg0})
+			return nil
+		}
+		st.push(m.Data)
+	case proto.CmdCLSE:
+		if st := c.stream(m.Arg1); st != nil {
+			st.hangup()
+		}
+	}
+	return nil
+}
+
+func (c *conn) challenge() {
+	token := make([]byte, 20)
+	rand.Read(token)
+	c.send(proto.Message{Command: proto.CmdAUTH, Arg0: authToken, Data: token})
+}
+
+func (c *conn) open(remote uint32, service string) {
+	c.mu.Lock()
+	online := c.online
+	c.mu.Unlock()
+	if !online || remote == 0 {
+		c.send(proto.Message{Command: proto.CmdCLSE, Arg1: remote})
+		return
+	}
+	run := c.s.service(service)
+	if run == nil {
+		c.s.log.Info("adbd: refusing unknown service", "service", service)
+		c.send(proto.Message{Command: proto.CmdCLSE, Arg1: remote})
+		return
+	}
+	c.mu.Lock()
+	c.nextID++
+	st := newStream(c, c.nextID, remote)
+	c.streams[st.local] = st
+	c.services.Add(1)
+	c.mu.Unlock()
+	c.send(proto.Message{Command: proto.CmdOKAY, Arg0: st.local, Arg1: remote})
+	go func() {
+		defer c.services.Done()
+		defer st.Close()
+		run(st.ctx, st)
+	}()
+}
+
+func (c *conn) stream(local uint32) *stream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.streams[local]
+}
+
+func (c *conn) forget(local uint32) {
+	c.mu.Lock()
+	delete(c.streams, local)
+	c.mu.Unlock()
+}
+
+func (c *conn) chunkSize() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxData
+}
+
+// send queues m for the writer goroutine; it never blocks.
+func (c *conn) send(m proto.Message) {
+	c.mu.Lock()
+	if c.outErr == nil {
+		c.outQ = append(c.outQ, m.Encode(nil))
+	}
+	c.mu.Unlock()
+	select {
+	case c.outWake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *conn) writeLoop() {
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.outWake:
+		}
+		c.mu.Lock()
+		q := c.outQ
+		c.outQ = nil
+		c.mu.Unlock()
+		for _, b := range q {
+			if _, err := c.nc.Write(b); err != nil {
+				c.mu.Lock()
+				c.outErr = err
+				c.mu.Unlock()
+				c.close()
+				return
+			}
+		}
+	}
+}
