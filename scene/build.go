@@ -54,28 +54,43 @@ func Build(t *Tree, opts *Options) *Scene {
 	if t.Root != nil {
 		b.walk(t.Root, b.screen, walkCtx{}, true)
 	}
-	s := &Scene{Width: t.Width, Height: t.Height, Format: t.Format, Budget: opts.budget()}
 	kept := b.finish()
+	if b.xcui && b.sawHidden && !hasApp(kept) {
+		// Everything hidden: WebDriverAgent's visibility is wrong here.
+		b = builder{screen: b.screen, xcui: true, ignoreHidden: true}
+		b.walk(t.Root, b.screen, walkCtx{}, true)
+		kept = b.finish()
+	}
+	s := &Scene{Width: t.Width, Height: t.Height, Format: t.Format, Budget: opts.budget()}
 	s.Package = foreground(kept)
 	if s.Package == "" && t.Format == FormatXCUITest && t.Root != nil {
 		s.Package = appName(t.Root)
 	}
-	s.Empty = true
-	for _, c := range kept {
-		if !c.el.System {
-			s.Empty = false
-			break
-		}
-	}
+	s.Empty = !hasApp(kept)
 	fit(s, kept)
 	s.Stats = Stats{NodesIn: t.Nodes, ElementsOut: len(s.Elements), BytesIn: t.Bytes, BytesOut: len(s.Text())}
 	return s
 }
 
+// hasApp reports whether any candidate is more than system bars and
+// empty containers: something with text or a control.
+func hasApp(cs []*cand) bool {
+	for _, c := range cs {
+		if !c.el.System && (c.el.Text != "" || c.el.Desc != "" || c.interactive && c.list == nil) {
+			return true
+		}
+	}
+	return false
+}
+
 type builder struct {
-	xcui   bool
-	screen Rect
-	cands  []*cand
+	xcui bool
+	// WebDriverAgent's visible="false" is unreliable (SpringBoard reports
+	// everything hidden): when honouring it leaves nothing, Build walks
+	// again ignoring it.
+	ignoreHidden, sawHidden bool
+	screen                  Rect
+	cands                   []*cand
 }
 
 // cand is a node on its way to becoming an element.
@@ -114,16 +129,27 @@ type walkCtx struct {
 	// wrapper (ScrollView > LinearLayout > items): its children are the
 	// list's items.
 	forward bool
+	web     bool // inside a WebView
+	webClip Rect // the outermost WebView's visible rectangle
 }
 
 const systemUI = "com.android.systemui"
 
 func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
-	if !n.Visible {
+	if !n.Visible && !b.ignoreHidden {
+		b.sawHidden = true
 		return
 	}
 	r := clip
 	if n.hasBounds && !root {
+		if n.Bounds.Empty() {
+			// A zero-sized node shows nothing itself, but web content and
+			// some custom layouts hang visible children under one.
+			for _, ch := range n.Children {
+				b.walk(ch, clip, c, false)
+			}
+			return
+		}
 		r = intersect(n.Bounds, clip)
 		if c.items != nil && !c.forward {
 			c.items.list.count(n.Bounds, r, clip)
@@ -204,8 +230,16 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 			next.absorber, next.owner = nil, me
 		}
 	}
+	childClip := r
+	switch {
+	case next.web:
+		// DOM boxes overflow their parents freely: only the web view clips.
+		childClip = next.webClip
+	case strings.Contains(n.Class, "WebView"):
+		next.web, next.webClip = true, r
+	}
 	for _, ch := range n.Children {
-		b.walk(ch, r, next, false)
+		b.walk(ch, childClip, next, false)
 	}
 }
 
@@ -352,6 +386,9 @@ func readingOrder(cs []*cand) {
 }
 
 func sameRow(a, b Rect) bool {
+	if contains(a, b) || contains(b, a) {
+		return false // a container reads before its contents, not beside them
+	}
 	ha, hb := a.Y1-a.Y0, b.Y1-b.Y0
 	lo, hi := min(ha, hb), max(ha, hb)
 	if hi > 3*lo {
@@ -491,6 +528,10 @@ func clean(s string) string {
 		return s
 	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == 0 }), " ")
+}
+
+func contains(outer, inner Rect) bool {
+	return inner.X0 >= outer.X0 && inner.Y0 >= outer.Y0 && inner.X1 <= outer.X1 && inner.Y1 <= outer.Y1
 }
 
 func intersect(a, b Rect) Rect {

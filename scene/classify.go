@@ -62,7 +62,7 @@ func elementType(n *Node, f Flags, inList bool) string {
 		return "menu"
 	case s == "Cell" || s == "TableRow" || s == "OutlineRow":
 		return "item"
-	case strings.Contains(s, "Button"):
+	case strings.Contains(s, "Button") || s == "Chip":
 		return "button"
 	case strings.Contains(s, "Image") || s == "Icon":
 		if f.Clickable {

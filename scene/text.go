@@ -124,13 +124,28 @@ func (e *Element) line(b *strings.Builder, pkg string) {
 	flag(f.Selected, "selected")
 	flag(f.Focused, "focused")
 	flag(f.Password, "password")
-	flag(f.Disabled, "disabled")
+	flag(f.Disabled && e.Control(), "disabled")
 	flag(e.System, "system")
 	if e.Note != "" {
 		b.WriteString(" (")
 		b.WriteString(e.Note)
 		b.WriteByte(')')
 	}
+}
+
+// Control reports whether the element is something a person acts on —
+// flagged clickable, checkable, editable, scrollable or long-clickable,
+// or a control such as a button that the source marks disabled and not
+// clickable.
+func (e *Element) Control() bool {
+	if e.Flags.Interactive() {
+		return true
+	}
+	switch e.Type {
+	case "text", "image", "view", "web", "list", "progress":
+		return false
+	}
+	return e.Flags.Disabled
 }
 
 // shortID drops the "package:id/" prefix of an Android resource id.
