@@ -1,0 +1,197 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+// shared is the one chromium of this package's tests, started on first use
+// and stopped by TestMain.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // a browser context; tests open tabs from it
+	cancel context.CancelFunc
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	os.Exit(code)
+}
+
+// browser returns a new tab of Debian's headless chromium (one browser with
+// a fresh profile per test binary), or skips the test when it is absent.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("%s not found: install Debian's chromium (make deps-apt) to open reports in a real browser", chromiumPath)
+	}
+	shared.once.Do(func() {
+		profile, err := os.MkdirTemp("", "apex-report-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		actx, acancel := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(chromiumPath),
+			chromedp.Flag("headless", true),
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.UserDataDir(profile),
+			chromedp.WindowSize(1280, 900),
+		)
+		bctx, bcancel := chromedp.NewContext(actx)
+		shared.ctx = bctx
+		shared.cancel = func() { bcancel(); acancel(); os.RemoveAll(profile) }
+		shared.err = chromedp.Do(bctx) // starts the browser
+	})
+	if shared.err != nil {
+		t.Fatalf("start %s: %v", chromiumPath, shared.err)
+	}
+	tab, cancel := chromedp.NewContext(shared.ctx)
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(tab, 40*time.Second)
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+// void drops an action's value so it can run among other steps.
+func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := a(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+type imgState struct {
+	Src      string `json:"src"`
+	Complete bool   `json:"complete"`
+	Width    int    `json:"w"`
+}
+
+type pageState struct {
+	Steps    []string   `json:"steps"`
+	Images   []imgState `json:"images"`
+	Marks    int        `json:"marks"`
+	Timeline int        `json:"timeline"`
+	Title    string     `json:"title"`
+}
+
+// Scroll through the page, then force lazy images to load, so every image
+// is fetched whether or not it was ever in view.
+const loadAll = `(() => {
+	for (const s of document.querySelectorAll("section.step")) s.scrollIntoView();
+	for (const img of document.images) img.loading = "eager";
+	window.scrollTo(0, document.body.scrollHeight);
+	return true;
+})()`
+
+const allLoaded = `Array.from(document.images).every(i => i.complete)`
+
+const state = `({
+	steps: Array.from(document.querySelectorAll("section.step")).map(s => s.id),
+	images: Array.from(document.images).map(i => ({src: i.getAttribute("src"), complete: i.complete, w: i.naturalWidth})),
+	marks: document.querySelectorAll(".shot .mark").length,
+	timeline: document.querySelectorAll("#timeline a.c").length,
+	title: document.title,
+})`
+
+func TestReportInBrowser(t *testing.T) {
+	const n = 24
+	s, id := makeRun(t, t.TempDir(), synth{steps: n, failAt: 20, finish: true})
+	path, err := Write(context.Background(), s, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	err = chromedp.Do(ctx,
+		chromedp.Navigate("file://"+filepath.ToSlash(path)),
+		chromedp.WaitVisible(chromedp.CSS("#timeline")),
+		void(chromedp.Evaluate[bool](loadAll)),
+		void(chromedp.Poll[bool](allLoaded, chromedp.WithPollingTimeout(20*time.Second))),
+	)
+	if err != nil {
+		t.Fatalf("open %s in chromium: %v", path, err)
+	}
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](state))
+	if err != nil {
+		t.Fatalf("open %s in chromium: %v", path, err)
+	}
+	if len(st.Steps) != n || st.Timeline != n {
+		t.Fatalf("page shows %d step sections and %d timeline entries; want %d", len(st.Steps), st.Timeline, n)
+	}
+	for i, sid := range st.Steps {
+		if want := fmt.Sprintf("step-%d", i+1); sid != want {
+			t.Errorf("section %d is %q; want %q", i, sid, want)
+		}
+	}
+	if len(st.Images) < n {
+		t.Fatalf("page has %d images; want at least %d", len(st.Images), n)
+	}
+	for _, img := range st.Images {
+		if !img.Complete || img.Width <= 0 {
+			t.Errorf("image %s did not load (complete %v, naturalWidth %d)", img.Src, img.Complete, img.Width)
+		}
+	}
+	if st.Marks == 0 {
+		t.Error("no touched point is marked")
+	}
+	if st.Title == "" {
+		t.Error("page has no title")
+	}
+
+	// The "only failed" filter leaves the failed step alone on screen.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#only-failed"))); err != nil {
+		t.Fatal(err)
+	}
+	visible, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll("section.step")).filter(s => s.offsetParent !== null).map(s => s.id)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(visible) != 1 || visible[0] != "step-20" {
+		t.Errorf("with only failed steps shown, visible = %v; want [step-20]", visible)
+	}
+}
+
+// In a long run Scenes are not inline; opening one loads it from its file.
+func TestLazySceneInBrowser(t *testing.T) {
+	s, id := makeRun(t, t.TempDir(), synth{steps: 3, finish: true})
+	path, err := WriteWith(context.Background(), s, id, &Options{InlineSceneBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	err = chromedp.Do(ctx,
+		chromedp.Navigate("file://"+filepath.ToSlash(path)),
+		chromedp.Click(chromedp.CSS("#step-2 details.lazy summary")),
+		chromedp.WaitReady(chromedp.CSS("#step-2 details.lazy iframe")),
+	)
+	if err != nil {
+		t.Fatalf("open a lazy Scene: %v", err)
+	}
+	src, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#step-2 details.lazy iframe").getAttribute("src")`))
+	if err != nil {
+		t.Fatalf("open a lazy Scene: %v", err)
+	}
+	if src != "steps/0002-scene.json" {
+		t.Errorf("Scene frame src = %q; want steps/0002-scene.json", src)
+	}
+}
