@@ -70,7 +70,7 @@ func TestContent(t *testing.T) {
 		`examples/shop-checkout.yaml`, `sim/127.0.0.1:5555`, `b-failed">failed`,
 		`step 5: element &#34;Checkout&#34; not found`, // the run's reason
 		`href="#step-5"`, `id="step-7"`, `4 passed, 1 failed, 2 skipped`,
-		`tap &#34;Add to cart 1&#34; &lt;b&gt;`, // names are escaped
+		`tap &#34;Add to cart 1&#34; &lt;b&gt;`,   // names are escaped
 		`Shop &lt;home&gt; &amp; &#34;deals&#34;`, // so are Scene texts
 		`src="steps/0001-before.png"`, `loading="lazy"`, `width="108" height="240"`,
 		`style="left:50.00%;top:50.00%"`, // (540,1200) on a 1080x2400 screen
