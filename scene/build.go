@@ -138,6 +138,9 @@ const systemUI = "com.android.systemui"
 func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 	if !n.Visible && !b.ignoreHidden {
 		b.sawHidden = true
+		if c.items != nil && !c.forward && n.hasBounds {
+			c.items.list.count(n.Bounds, Rect{}, clip) // a hidden item still says more exist
+		}
 		return
 	}
 	r := clip
