@@ -86,6 +86,15 @@ func (p *Phone) do(a *appRun, act *Action, s *evalScope, depth int) error {
 		return a.assign(act.Increment, v, s)
 	case act.Append != nil:
 		return p.appendTo(a, act.Append, s)
+	case act.Remove != "" && act.Where != "":
+		items, _ := a.get(act.Remove).([]any)
+		kept := []any{}
+		for i, it := range items {
+			if !cond(act.Where, &evalScope{app: a, item: it, index: i, hasItem: true}) {
+				kept = append(kept, it)
+			}
+		}
+		a.put(act.Remove, kept)
 	case act.Remove != "":
 		return a.removeItem(act.Remove, s)
 	case act.Clear != "":

@@ -87,13 +87,13 @@ func (c *layoutCtx) element(e *Element, r image.Rectangle, scope *evalScope, key
 	case KindCheckbox, KindSwitch:
 		v.text = render(e.Text, scope)
 		v.checkable, v.clickable, v.focusable = true, true, true
-		v.checked = truthy(a.get(e.Bind))
+		v.checked = truthy(a.read(e.Bind, scope))
 		v.bg = c.prim
 		v.tap = func() {
 			if v.disabled {
 				return
 			}
-			a.put(e.Bind, !truthy(a.get(e.Bind)))
+			_ = a.assign(e.Bind, !truthy(a.read(e.Bind, scope)), scope)
 			c.p.run(a, e.OnChange, scope)
 			c.p.run(a, e.OnTap, scope)
 		}
@@ -101,13 +101,13 @@ func (c *layoutCtx) element(e *Element, r image.Rectangle, scope *evalScope, key
 		v.text = render(e.Text, scope)
 		v.checkable, v.clickable, v.focusable = true, true, true
 		val := value(e.Value, scope)
-		v.checked = equal(a.get(e.Bind), val)
+		v.checked = equal(a.read(e.Bind, scope), val)
 		v.bg = c.prim
 		v.tap = func() {
 			if v.disabled {
 				return
 			}
-			a.put(e.Bind, val)
+			_ = a.assign(e.Bind, val, scope)
 			c.p.run(a, e.OnChange, scope)
 			c.p.run(a, e.OnTap, scope)
 		}
@@ -198,7 +198,7 @@ func (c *layoutCtx) field(v *view, e *Element, scope *evalScope, key string) {
 	fk := c.fieldKey(e, key)
 	text := ""
 	if e.Bind != "" {
-		text = toStr(a.get(e.Bind))
+		text = toStr(a.read(e.Bind, scope))
 	} else {
 		text = a.fields[fk]
 	}

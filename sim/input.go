@@ -139,14 +139,14 @@ func focusedField(L *screenLayout) *fieldRef {
 
 func (f *fieldRef) text() string {
 	if f.bind != "" {
-		return toStr(f.app.get(f.bind))
+		return toStr(f.app.read(f.bind, f.scope))
 	}
 	return f.app.fields[f.key]
 }
 
 func (p *Phone) setFieldText(f *fieldRef, text string) {
 	if f.bind != "" {
-		f.app.put(f.bind, text)
+		_ = f.app.assign(f.bind, text, f.scope)
 	} else {
 		f.app.fields[f.key] = text
 	}

@@ -28,7 +28,8 @@ func ParseApp(data []byte, filename string) (*AppSpec, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &SpecError{File: filename, Msg: "empty file: expected an app spec (package, label, screens)"}
 		}
-		return nil, &SpecError{File: filename, Line: yamlErrLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		msg := yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
+		return nil, &SpecError{File: filename, Line: yamlErrLine(err), Msg: strings.TrimPrefix(strings.TrimSpace(msg), ": ")}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
@@ -59,7 +60,7 @@ func ParseApp(data []byte, filename string) (*AppSpec, error) {
 	return spec, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = regexp.MustCompile(`line (\d+):?`)
 
 func yamlErrLine(err error) int {
 	m := yamlLine.FindStringSubmatch(err.Error())
@@ -258,8 +259,8 @@ func (v *validator) element(e *Element, p string) error {
 	if err != nil {
 		return err
 	}
-	if e.Bind != "" && !idPattern.MatchString(e.Bind) {
-		return v.errf(e.Line, p+".bind", "expected a state variable name, got %q", e.Bind)
+	if e.Bind != "" && !pathPattern.MatchString(e.Bind) {
+		return v.errf(e.Line, p+".bind", "expected a state variable name (or item.field), got %q", e.Bind)
 	}
 	if it := e.Item; it != nil {
 		ip := p + ".item"
@@ -357,6 +358,9 @@ func (v *validator) action(a *Action, p string) error {
 	if (a.Then != nil || a.Else != nil) && verb != "if" {
 		return v.errf(a.Line, p+".then", "then/else belong to an if action")
 	}
+	if a.Where != "" && verb != "remove" {
+		return v.errf(a.Line, p+".where", "where belongs to a remove action")
+	}
 	if (a.By != nil || a.Min != nil || a.Max != nil) && verb != "increment" {
 		return v.errf(a.Line, p+".by", "by/min/max belong to an increment action")
 	}
@@ -393,6 +397,9 @@ func (v *validator) action(a *Action, p string) error {
 	case "remove", "clear":
 		if !idPattern.MatchString(a.Remove + a.Clear) {
 			return v.errf(a.Line, p+"."+verb, "expected a state variable name")
+		}
+		if err := checkCond(a.Where); err != nil {
+			return v.errf(a.Line, p+".where", "%v", err)
 		}
 	case "if":
 		if err := checkCond(a.If); err != nil {

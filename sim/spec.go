@@ -174,7 +174,8 @@ type Action struct {
 	Min       *float64       `yaml:"min"`
 	Max       *float64       `yaml:"max"`
 	Append    *Append        `yaml:"append"`
-	Remove    string         `yaml:"remove"` // list var: removes the current item
+	Remove    string         `yaml:"remove"` // list var: removes the current item, or those matching Where
+	Where     string         `yaml:"where"`  // condition on item for remove
 	Clear     string         `yaml:"clear"`  // empties a list or text var
 	Dialog    string         `yaml:"dialog"`
 	Dismiss   bool           `yaml:"dismiss"`
