@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apexagent/apex/scene"
+)
+
+// screen is one observation of the device.
+type screen struct {
+	scene *scene.Scene
+	fp    string
+	png   []byte // nil until shot
+	// settled is false when the screen kept changing until the settle
+	// timeout.
+	settled bool
+}
+
+// observe reads the UI source and builds its Scene.
+func (r *run) observe(ctx context.Context) (*screen, error) {
+	src, err := r.drv.Source(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the UI source: %w", err)
+	}
+	sc, err := scene.FromSource(src.Data, r.opts.SceneOptions)
+	if err != nil {
+		return nil, fmt.Errorf("parse the UI source (%s, %d bytes): %w", src.Format, len(src.Data), err)
+	}
+	return &screen{scene: sc, fp: sc.Fingerprint()}, nil
+}
+
+// settle observes until two consecutive observations have the same
+// fingerprint, or SettleTimeout passes (then the last one is returned with
+// settled false). It waits on a ticker between observations, never a fixed
+// sleep before the first one.
+func (r *run) settle(ctx context.Context) (*screen, error) {
+	prev, err := r.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.NewTimer(r.opts.SettleTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(r.opts.SettleInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			r.log.Debug("screen did not settle", "timeout", r.opts.SettleTimeout)
+			return prev, nil
+		case <-tick.C:
+		}
+		cur, err := r.observe(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if cur.fp == prev.fp {
+			cur.settled = true
+			return cur, nil
+		}
+		prev = cur
+	}
+}
+
+// shoot adds a screenshot to s unless it has one.
+func (r *run) shoot(ctx context.Context, s *screen) error {
+	if s.png != nil {
+		return nil
+	}
+	png, err := r.drv.Screenshot(ctx)
+	if err != nil {
+		return fmt.Errorf("take a screenshot: %w", err)
+	}
+	s.png = png
+	return nil
+}
+
+// poll re-observes (settled) until check reports done or timeout passes.
+// It returns the last screen and whether check succeeded.
+func (r *run) poll(ctx context.Context, first *screen, timeout time.Duration, check func(*screen) bool) (*screen, bool, error) {
+	cur := first
+	if check(cur) {
+		return cur, true, nil
+	}
+	if timeout <= 0 {
+		return cur, false, nil
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(r.opts.PollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return cur, false, ctx.Err()
+		case <-deadline.C:
+			return cur, false, nil
+		case <-tick.C:
+		}
+		next, err := r.observe(ctx)
+		if err != nil {
+			return cur, false, err
+		}
+		cur = next
+		if check(cur) {
+			return cur, true, nil
+		}
+	}
+}

@@ -1,0 +1,270 @@
+// Package runner executes scripts on a device: for every step it observes
+// the screen, locates the target, acts through the action space, waits for
+// the screen to settle, verifies, and records the step (screenshots, Scene,
+// action, params, result, timings) in the store.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/scene"
+	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/store"
+)
+
+// Options tune a run. Store is required; zero values mean the defaults.
+type Options struct {
+	Store *store.Store
+	// Space is the action space; nil picks action.ForPlatform of the device.
+	Space *action.Space
+	// Device is the host-qualified device ID written in the record.
+	Device string
+	// Name of the run; default: the script's file name.
+	Name string
+	Log  *slog.Logger
+	// SceneOptions are passed to scene.FromSource.
+	SceneOptions *scene.Options
+	// SettleInterval is the gap between observations while waiting for the
+	// screen to settle (default 25ms); SettleTimeout bounds the wait (3s).
+	SettleInterval, SettleTimeout time.Duration
+	// PollInterval is the gap between observations while waiting for an
+	// element or a condition (default 100ms).
+	PollInterval time.Duration
+	// FindTimeout is how long a step waits for its target to appear
+	// (default 5s); optional steps and steps with timeout: override it.
+	FindTimeout time.Duration
+	// WaitTimeout is waitFor's default timeout (10s); AssertTimeout is how
+	// long an assert keeps re-checking before failing (2s).
+	WaitTimeout, AssertTimeout time.Duration
+	// OnStep, when set, is called after each step is recorded (from the
+	// goroutine running the script).
+	OnStep func(Progress)
+}
+
+// Progress reports one finished step.
+type Progress struct {
+	RunID  string
+	Task   string
+	Step   int // 1-based position in the script
+	Steps  int // total steps in the script
+	Name   string
+	Status string // passed, failed, skipped
+	Error  string
+}
+
+func (o *Options) withDefaults() Options {
+	v := *o
+	def := func(d *time.Duration, x time.Duration) {
+		if *d <= 0 {
+			*d = x
+		}
+	}
+	def(&v.SettleInterval, 25*time.Millisecond)
+	def(&v.SettleTimeout, 3*time.Second)
+	def(&v.PollInterval, 100*time.Millisecond)
+	def(&v.FindTimeout, 5*time.Second)
+	def(&v.WaitTimeout, 10*time.Second)
+	def(&v.AssertTimeout, 2*time.Second)
+	if v.Log == nil {
+		v.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return v
+}
+
+// Result is how a script run ended.
+type Result struct {
+	Script string
+	Run    store.Run // as recorded, finished
+	// Status is passed, failed, error (the device or Apex broke) or canceled.
+	Status string
+	// Reason says where and why the run did not pass.
+	Reason                         string
+	Tasks                          []TaskResult
+	Steps, Passed, Failed, Skipped int
+	// Outputs holds named results (aiLocate, aiQuery …), also written to
+	// output.json in the run directory.
+	Outputs  map[string]any
+	Duration time.Duration
+}
+
+// TaskResult is how one task ended.
+type TaskResult struct {
+	Name     string
+	Status   string // passed, failed, skipped
+	Reason   string
+	Steps    int
+	Duration time.Duration
+	// ContinueOnError tasks fail without failing the run.
+	ContinueOnError bool
+}
+
+// run is the state of one script execution.
+type run struct {
+	opts    Options
+	log     *slog.Logger
+	store   *store.Store
+	drv     device.Driver // timed
+	raw     device.Driver // as given, for platform extras
+	timed   *timedDriver
+	space   *action.Space
+	runID   string
+	total   int
+	n       int     // steps done
+	cur     *screen // the last settled screen, reused as the next step's "before"
+	outputs map[string]any
+	res     *Result
+}
+
+// Run executes s on d and records it. The returned error is only about the
+// record (the store failed); how the script went is in the Result. When ctx
+// is cancelled the current step stops, the rest are recorded as skipped and
+// the run is finished as canceled.
+func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) (*Result, error) {
+	if opts == nil || opts.Store == nil {
+		return nil, errors.New("runner: no store to record the run in (Options.Store)")
+	}
+	o := opts.withDefaults()
+	drv, timed := wrapTimed(d)
+	r := &run{opts: o, log: o.Log, store: o.Store, drv: drv, raw: d, timed: timed, space: o.Space,
+		outputs: map[string]any{}, res: &Result{Script: s.File}}
+	name := o.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
+	}
+	started := time.Now()
+	rec, err := r.store.StartRun(ctx, store.Run{Name: name, Script: s.File, Device: o.Device})
+	if err != nil {
+		return nil, fmt.Errorf("runner: start the record of %s: %w", s.File, err)
+	}
+	r.runID = rec.ID
+	for _, t := range s.Tasks {
+		r.total += len(t.Steps)
+	}
+	if s.Target.Launch != "" {
+		r.total++
+	}
+	status, reason := r.execute(ctx, s)
+	r.res.Status, r.res.Reason = status, reason
+	r.res.Duration = time.Since(started)
+	r.res.Outputs = r.outputs
+	finishCtx := context.WithoutCancel(ctx)
+	if len(r.outputs) > 0 {
+		if err := writeOutputs(filepath.Join(rec.Dir, "output.json"), r.outputs); err != nil {
+			r.log.Warn("write outputs", "err", err)
+		}
+	}
+	if err := r.store.FinishRun(finishCtx, r.runID, status, reason); err != nil {
+		return r.res, fmt.Errorf("runner: finish the record of %s: %w", s.File, err)
+	}
+	if r.res.Run, err = r.store.Run(finishCtx, r.runID); err != nil {
+		return r.res, fmt.Errorf("runner: read back run %s: %w", r.runID, err)
+	}
+	return r.res, nil
+}
+
+// execute runs the launch step and every task; it returns the run's status
+// and reason.
+func (r *run) execute(ctx context.Context, s *script.Script) (status, reason string) {
+	if r.space == nil {
+		info, err := r.drv.Info(ctx)
+		if err != nil {
+			return r.abort(ctx, s, 0, fmt.Errorf("read device info: %w", err), "setup", "connect")
+		}
+		r.space = action.ForPlatform(info.Platform)
+	}
+	if s.Target.Launch != "" {
+		st := script.Step{Kind: script.Launch, Key: "launch", Value: s.Target.Launch, Pos: s.Target.Pos}
+		if err := r.step(ctx, "launch", st); err != nil {
+			return r.abort(ctx, s, 0, err, "launch", stepName(st))
+		}
+	}
+	status = store.StatusPassed
+	for ti, t := range s.Tasks {
+		tr := TaskResult{Name: t.Name, Status: store.StepPassed, Steps: len(t.Steps), ContinueOnError: t.ContinueOnError}
+		tStart := time.Now()
+		for si, st := range t.Steps {
+			err := r.step(ctx, t.Name, st)
+			if err == nil {
+				continue
+			}
+			if fatal(ctx, err) {
+				tr.Status, tr.Reason = store.StepFailed, err.Error()
+				tr.Duration = time.Since(tStart)
+				r.res.Tasks = append(r.res.Tasks, tr)
+				r.skipRest(ctx, s, ti, si+1)
+				return r.fatalStatus(ctx, err, t.Name, si, st)
+			}
+			tr.Status = store.StepFailed
+			tr.Reason = fmt.Sprintf("step %d (%s) at %s: %v", si+1, stepName(st), posString(st.Pos), err)
+			for _, rest := range t.Steps[si+1:] {
+				r.skip(ctx, t.Name, rest, "an earlier step of the task failed")
+			}
+			break
+		}
+		tr.Duration = time.Since(tStart)
+		r.res.Tasks = append(r.res.Tasks, tr)
+		if tr.Status == store.StepFailed && !t.ContinueOnError {
+			r.skipRest(ctx, s, ti+1, 0)
+			return store.StatusFailed, fmt.Sprintf("task %q failed: %s", t.Name, tr.Reason)
+		}
+		if tr.Status == store.StepFailed {
+			r.log.Info("task failed; continuing (continueOnError)", "task", t.Name, "reason", tr.Reason)
+		}
+	}
+	return status, ""
+}
+
+// abort ends a run that broke before its tasks started.
+func (r *run) abort(ctx context.Context, s *script.Script, _ int, err error, task, step string) (string, string) {
+	r.skipRest(ctx, s, 0, 0)
+	status, reason := r.fatalStatus(ctx, err, task, -1, script.Step{})
+	if !fatal(ctx, err) {
+		status = store.StatusFailed
+		reason = fmt.Sprintf("%s (%s): %v", task, step, err)
+	}
+	return status, reason
+}
+
+// fatal reports whether an error ends the whole run: the device is gone or
+// the run was cancelled.
+func fatal(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, device.ErrOffline)
+}
+
+func (r *run) fatalStatus(ctx context.Context, err error, task string, si int, st script.Step) (string, string) {
+	where := fmt.Sprintf("task %q", task)
+	if si >= 0 {
+		where += fmt.Sprintf(", step %d (%s) at %s", si+1, stepName(st), posString(st.Pos))
+	}
+	if ctx.Err() != nil {
+		return store.StatusCanceled, fmt.Sprintf("canceled during %s: %v", where, context.Cause(ctx))
+	}
+	return store.StatusError, fmt.Sprintf("device lost during %s: %v", where, err)
+}
+
+// skipRest records every step from task ti, step si on as skipped.
+func (r *run) skipRest(ctx context.Context, s *script.Script, ti, si int) {
+	for ; ti < len(s.Tasks); ti++ {
+		t := s.Tasks[ti]
+		for _, st := range t.Steps[si:] {
+			r.skip(ctx, t.Name, st, "the run stopped before this step")
+		}
+		if si == 0 && ti >= len(r.res.Tasks) {
+			r.res.Tasks = append(r.res.Tasks, TaskResult{Name: t.Name, Status: store.StepSkipped, Steps: len(t.Steps), ContinueOnError: t.ContinueOnError, Reason: "not run"})
+		}
+		si = 0
+	}
+}
+
+func posString(p script.Pos) string {
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
