@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"reflect"
 
@@ -31,9 +30,11 @@ type Env struct {
 	Log *slog.Logger
 }
 
+var discard = slog.New(slog.DiscardHandler)
+
 func (e *Env) log() *slog.Logger {
 	if e.Log == nil {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
+		return discard
 	}
 	return e.Log
 }
@@ -48,6 +49,7 @@ type Validator interface {
 // Action is one declared action. It is immutable and safe for concurrent use.
 type Action struct {
 	name, description string
+	aliases           []string
 	params            reflect.Type
 	plan              *structPlan
 	schema            *jsonschema.Schema
@@ -103,6 +105,18 @@ func Define[P any](name, description string, call func(ctx context.Context, env 
 // Name is the action's name, e.g. "Tap".
 func (a *Action) Name() string { return a.name }
 
+// Aliases are other names Space.Lookup accepts, e.g. Midscene's
+// "AndroidBackButton" for Back.
+func (a *Action) Aliases() []string { return append([]string(nil), a.aliases...) }
+
+// WithAliases returns a copy of the action that Space.Lookup also finds by
+// the given names.
+func (a *Action) WithAliases(names ...string) *Action {
+	c := *a
+	c.aliases = append(append([]string(nil), a.aliases...), names...)
+	return &c
+}
+
 // Description tells a model what the action does.
 func (a *Action) Description() string { return a.description }
 
@@ -151,7 +165,7 @@ func (a *Action) ModelText() string { return a.Signature() + " — " + a.descrip
 // struct (*P). Empty input and null mean no params. On bad input the error
 // is a *ValidationError naming every wrong field and what was expected.
 func (a *Action) Decode(raw json.RawMessage) (any, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = trimJSONSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}

@@ -226,6 +226,8 @@ func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 	for in, want := range map[string]string{
 		"tap": "Tap", "TAP": "Tap", "double_tap": "DoubleTap", "Keyboard Press": "KeyboardPress",
 		"drag-and-drop": "DragAndDrop", "back": "Back", "recentapps": "RecentApps", " sleep ": "Sleep",
+		"AndroidBackButton": "Back", "androidhomebutton": "Home", "AndroidRecentAppsButton": "RecentApps",
+		"AndroidPull": "PullGesture", "AndroidLongPress": "LongPress",
 	} {
 		if a, ok := android.Lookup(in); !ok || a.Name() != want {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, a, ok, want)
@@ -240,6 +242,8 @@ func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 		{action.ForPlatform(device.IOS), "PullGesture"},
 		{action.ForPlatform(device.Android), "AppSwitcher"},
 		{action.ForPlatform(device.Android), "Fly"},
+		{action.ForPlatform(device.Android), "IOSAppSwitcher"},
+		{action.Common(), "AndroidPull"},
 	} {
 		if _, ok := tt.space.Lookup(tt.name); ok {
 			t.Errorf("%s space has %s; want it absent", tt.space.Platform(), tt.name)

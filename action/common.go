@@ -97,7 +97,7 @@ var (
 	LongPress = Define("LongPress", "Press and hold an element (context menus, selection, drag handles).",
 		func(ctx context.Context, env *Env, p *LongPressParams) error {
 			return env.Driver.LongPress(ctx, p.Locate.Target().Point, time.Duration(p.Duration)*time.Millisecond)
-		})
+		}).WithAliases("AndroidLongPress")
 
 	Input = Define("Input", "Type text into a text field. By default the field's text is replaced.",
 		func(ctx context.Context, env *Env, p *InputParams) error {

@@ -69,7 +69,7 @@ func (p *structPlan) unknownMessage(what string) string {
 // decodeValue fills v from one JSON value; f, when not nil, carries the
 // field's enum and bounds.
 func decodeValue(path string, data []byte, v reflect.Value, f *fieldPlan) []*FieldError {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	kind := jsonKind(data)
 	fail := func(format string, args ...any) []*FieldError {
 		return []*FieldError{{Field: path, Message: fmt.Sprintf(format, args...)}}
@@ -270,3 +270,7 @@ func quoteAll(ss []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// trimJSONSpace drops the whitespace JSON allows around a value, and no
+// other (bytes.TrimSpace would also drop \v and U+0085, which JSON refuses).
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,7 +59,7 @@ func (d Distance) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads an integer of at least 1, "screen" or "half".
 func (d *Distance) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	const want = `expected pixels (an integer ≥ 1), "screen" or "half"`
 	switch jsonKind(data) {
 	case "number":

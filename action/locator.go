@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -131,7 +130,7 @@ type locatorObject struct {
 // UnmarshalJSON reads a string or an object strictly: unknown fields, wrong
 // types, a negative index and an empty locator are all errors.
 func (l *Locator) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	switch jsonKind(data) {
 	case "string":
 		var s string

@@ -21,12 +21,14 @@ func pressKey(name, description string, k device.Key) *Action {
 	})
 }
 
+// The platform actions. Their aliases are Midscene's names, so scripts
+// written for it find them.
 var (
-	Back       = pressKey("Back", "Press the Android back button: go back one screen, or close a dialog or the keyboard.", device.KeyBack)
-	Home       = pressKey("Home", "Go to the home screen.", device.KeyHome)
-	RecentApps = pressKey("RecentApps", "Open the Android recent apps (overview) screen.", device.KeyRecents)
+	Back       = pressKey("Back", "Press the Android back button: go back one screen, or close a dialog or the keyboard.", device.KeyBack).WithAliases("AndroidBackButton")
+	Home       = pressKey("Home", "Go to the home screen.", device.KeyHome).WithAliases("AndroidHomeButton", "IOSHomeButton")
+	RecentApps = pressKey("RecentApps", "Open the Android recent apps (overview) screen.", device.KeyRecents).WithAliases("AndroidRecentAppsButton")
 	// AppSwitcher is iOS's RecentApps.
-	AppSwitcher = pressKey("AppSwitcher", "Open the iOS app switcher.", device.KeyAppSwitch)
+	AppSwitcher = pressKey("AppSwitcher", "Open the iOS app switcher.", device.KeyAppSwitch).WithAliases("IOSAppSwitcher")
 
 	PullGesture = Define("PullGesture", "Pull down from the top edge (notification shade) or on a list (pull to refresh), or pull a list up.",
 		func(ctx context.Context, env *Env, p *PullGestureParams) error {
@@ -62,5 +64,5 @@ var (
 				return fmt.Errorf("nowhere to pull %s from (%d, %d) on a %dx%d screen", p.Direction, from.X, from.Y, info.Width, info.Height)
 			}
 			return env.Driver.Swipe(ctx, from, to, pullDuration)
-		})
+		}).WithAliases("AndroidPull")
 )

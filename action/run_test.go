@@ -127,12 +127,12 @@ func TestRunIOS(t *testing.T) {
 	d := actiontest.NewDriver()
 	env := &action.Env{Driver: d}
 	ios := action.ForPlatform(device.IOS)
-	for _, name := range []string{"Home", "AppSwitcher"} {
+	for _, name := range []string{"Home", "AppSwitcher", "IOSHomeButton", "IOSAppSwitcher"} {
 		if err := lookup(t, ios, name).Run(context.Background(), env, nil); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	if diff := cmp.Diff(calls(key(device.KeyHome), key(device.KeyAppSwitch)), d.Calls()); diff != "" {
+	if diff := cmp.Diff(calls(key(device.KeyHome), key(device.KeyAppSwitch), key(device.KeyHome), key(device.KeyAppSwitch)), d.Calls()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }

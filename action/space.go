@@ -13,6 +13,7 @@ type Space struct {
 	platform string // "any", "android", "ios"
 	actions  []*Action
 	index    map[string]int // normalised name -> position in actions
+	aliases  map[string]int // normalised alias -> position; names win over aliases
 }
 
 var (
@@ -62,6 +63,12 @@ func (s *Space) with(as ...*Action) *Space {
 		n.index[key] = len(n.actions)
 		n.actions = append(n.actions, a)
 	}
+	n.aliases = map[string]int{}
+	for i, a := range n.actions {
+		for _, alias := range a.aliases {
+			n.aliases[normName(alias)] = i
+		}
+	}
 	return n
 }
 
@@ -71,10 +78,15 @@ func (s *Space) Platform() string { return s.platform }
 // Actions lists the actions in a stable order: common ones first.
 func (s *Space) Actions() []*Action { return append([]*Action(nil), s.actions...) }
 
-// Lookup finds an action by name, ignoring case, spaces, "-" and "_":
-// "tap", "double_tap" and "Keyboard Press" all work.
+// Lookup finds an action by name or alias, ignoring case, spaces, "-" and
+// "_": "tap", "double_tap", "Keyboard Press" and "AndroidBackButton" all
+// work.
 func (s *Space) Lookup(name string) (*Action, bool) {
-	i, ok := s.index[normName(name)]
+	key := normName(name)
+	i, ok := s.index[key]
+	if !ok {
+		i, ok = s.aliases[key]
+	}
 	if !ok {
 		return nil, false
 	}

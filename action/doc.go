@@ -1,0 +1,29 @@
+package action
+
+// The action names are stable: scripts, recorded runs, caches and model
+// prompts refer to them. Lookup ignores case, spaces, "-" and "_", and also
+// accepts the aliases in brackets (Midscene's names).
+//
+//	Common (every platform)
+//	  Tap(locate)                          tap once
+//	  DoubleTap(locate)                    tap twice quickly
+//	  LongPress(locate, duration?)         [AndroidLongPress] press and hold, 1000 ms by default
+//	  Input(value, locate?, mode?)         type; mode replace (default) | append | clear
+//	  ClearInput(locate?)                  empty a field
+//	  Scroll(direction?, distance?, locate?, untilVisible?)
+//	                                       swipe to reveal content; untilVisible scrolls at most
+//	                                       MaxScrolls times until the Resolver finds it
+//	  Swipe(from|start, to|end, duration?) swipe between elements or points
+//	  DragAndDrop(from, to, duration?)     slow swipe from one element onto another
+//	  KeyboardPress(keyName, locate?)      a key, by any name device.ParseKey reads
+//	  Launch(app), Terminate(app)          start / force-stop by package or bundle id
+//	  Sleep(ms)                            wait, ending early when the context ends
+//	Android
+//	  Back [AndroidBackButton], Home [AndroidHomeButton], RecentApps [AndroidRecentAppsButton],
+//	  PullGesture(direction, locate?, distance?) [AndroidPull]
+//	iOS
+//	  Home [IOSHomeButton], AppSwitcher [IOSAppSwitcher]
+//
+// Params are JSON objects with lowerCamel keys. A locator param is a string
+// (a description of the element) or an object {prompt,text,id,desc,type,
+// index}; see Locator.
