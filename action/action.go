@@ -1,9 +1,3 @@
-// Package action is Apex's action space: every action a model, a script or
-// a person can take on a device, each declared once with Define. From that
-// one declaration come the JSON Schema of its params, their validation, the
-// list of params that must be found on screen (locators), the text that tells
-// a model what it can do, and tool definitions. It is the only package that
-// calls a device.Driver's input methods.
 package action
 
 import (
@@ -198,12 +192,22 @@ func (a *Action) Run(ctx context.Context, env *Env, raw json.RawMessage) error {
 	return a.RunDecoded(ctx, env, p)
 }
 
-// RunDecoded resolves and calls with params already decoded by Decode (or
-// built in Go as a *P of this action's params type).
+// RunDecoded resolves and calls with params already decoded by Decode, or
+// built in Go as a *P of this action's params type: those are checked the
+// way Decode checks JSON (enums, bounds, Validate), and their zero optional
+// fields take their defaults.
 func (a *Action) RunDecoded(ctx context.Context, env *Env, params any) error {
 	pv := reflect.ValueOf(params)
-	if pv.Type() != reflect.PointerTo(a.params) || pv.IsNil() {
+	if params == nil || pv.Type() != reflect.PointerTo(a.params) || pv.IsNil() {
 		return fmt.Errorf("%s: params are %T; want *%s", a.name, params, a.params)
+	}
+	if errs := a.plan.check(pv.Elem()); len(errs) > 0 {
+		return &ValidationError{Action: a.name, Fields: errs}
+	}
+	if v, ok := params.(Validator); ok {
+		if errs := validationErrors(v.Validate()); len(errs) > 0 {
+			return &ValidationError{Action: a.name, Fields: errs}
+		}
 	}
 	if env == nil || env.Driver == nil {
 		return fmt.Errorf("%s: no device to act on (Env.Driver is nil)", a.name)

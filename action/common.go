@@ -25,6 +25,14 @@ type DoubleTapper interface {
 	DoubleTap(ctx context.Context, p device.Point) error
 }
 
+// Dragger is an optional Driver extension for drivers with a real drag
+// gesture (hold, then move: Android's "input draganddrop"). Without it,
+// DragAndDrop sends a slow Swipe, which lists and launchers may take for a
+// scroll.
+type Dragger interface {
+	Drag(ctx context.Context, from, to device.Point, d time.Duration) error
+}
+
 // defaultClearPresses is how many deletes empty a field whose text is
 // unknown (located by a point only, or the focused field).
 const defaultClearPresses = 40

@@ -274,3 +274,45 @@ func quoteAll(ss []string) string {
 // trimJSONSpace drops the whitespace JSON allows around a value, and no
 // other (bytes.TrimSpace would also drop \v and U+0085, which JSON refuses).
 func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
+// check applies to params built in Go what decoding applies to JSON: zero
+// optional fields take their defaults, then enums and bounds are checked.
+// Params that came from decodeObject pass unchanged.
+func (p *structPlan) check(v reflect.Value) []*FieldError {
+	var errs []*FieldError
+	for _, f := range p.fields {
+		fv := v.FieldByIndex(f.index)
+		if fv.IsZero() && f.def.IsValid() {
+			fv.Set(f.def)
+		}
+		for fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				break
+			}
+			fv = fv.Elem()
+		}
+		switch fv.Kind() {
+		case reflect.String:
+			if f.enum != nil && !slices.Contains(f.enum, fv.String()) {
+				errs = append(errs, &FieldError{Field: f.name, Message: fmt.Sprintf("must be one of %s; got %q", quoteAll(f.enum), fv.String())})
+			}
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			errs = append(errs, bounds(f, float64(fv.Int()))...)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			errs = append(errs, bounds(f, float64(fv.Uint()))...)
+		case reflect.Float32, reflect.Float64:
+			errs = append(errs, bounds(f, fv.Float())...)
+		}
+	}
+	return errs
+}
+
+func bounds(f *fieldPlan, x float64) []*FieldError {
+	switch {
+	case f.min != nil && x < *f.min:
+		return []*FieldError{{Field: f.name, Message: fmt.Sprintf("must be at least %v; got %v", *f.min, x)}}
+	case f.max != nil && x > *f.max:
+		return []*FieldError{{Field: f.name, Message: fmt.Sprintf("must be at most %v; got %v", *f.max, x)}}
+	}
+	return nil
+}

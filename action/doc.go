@@ -1,5 +1,10 @@
-package action
-
+// Package action is Apex's action space: every action a model, a script or
+// a person can take on a device, each declared once with Define. From that
+// one declaration come the JSON Schema of its params, their validation, the
+// list of params that must be found on screen (locators), the text that tells
+// a model what it can do, and tool definitions. It is the only package that
+// calls a device.Driver's input methods.
+//
 // The action names are stable: scripts, recorded runs, caches and model
 // prompts refer to them. Lookup ignores case, spaces, "-" and "_", and also
 // accepts the aliases in brackets (Midscene's names).
@@ -27,3 +32,4 @@ package action
 // Params are JSON objects with lowerCamel keys. A locator param is a string
 // (a description of the element) or an object {prompt,text,id,desc,type,
 // index}; see Locator.
+package action

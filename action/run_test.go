@@ -304,3 +304,53 @@ func TestSleep(t *testing.T) {
 		})
 	})
 }
+
+// TestRunDecodedChecksGoParams: params built in Go get the defaults and
+// checks that JSON params get from Decode.
+func TestRunDecodedChecksGoParams(t *testing.T) {
+	ctx := context.Background()
+	d := actiontest.NewDriver()
+	env := &action.Env{Driver: d, Resolver: &actiontest.Resolver{Targets: screen}}
+	if err := action.Scroll.RunDecoded(ctx, env, &action.ScrollParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(calls(swipe(540, 2160, 540, 240, 500)), d.Calls()); diff != "" {
+		t.Errorf("Scroll{} calls (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		a       *action.Action
+		p       any
+		wantMsg string
+	}{
+		{action.Scroll, &action.ScrollParams{Direction: "sideways"}, `Scroll: invalid params: direction: must be one of "down", "up", "left", "right"; got "sideways"`},
+		{action.Sleep, &action.SleepParams{Ms: -5}, "Sleep: invalid params: ms: must be at least 0; got -5"},
+		{action.KeyboardPress, &action.KeyboardPressParams{KeyName: "warp"}, `KeyboardPress: invalid params: keyName: unknown key "warp"`},
+		{action.Tap, &action.TapParams{}, "Tap: locate is empty: say which element to find"},
+		{action.Tap, &action.SleepParams{}, "Tap: params are *action.SleepParams; want *action.TapParams"},
+		{action.Tap, nil, "Tap: params are <nil>; want *action.TapParams"},
+	} {
+		err := tt.a.RunDecoded(ctx, env, tt.p)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.wantMsg) {
+			t.Errorf("RunDecoded(%+v) = %v; want %s", tt.p, err, tt.wantMsg)
+		}
+	}
+}
+
+// dragDriver is a recording driver with a real drag gesture.
+type dragDriver struct{ *actiontest.Driver }
+
+func (d dragDriver) Drag(ctx context.Context, from, to device.Point, dur time.Duration) error {
+	return d.Swipe(ctx, from, to, dur+time.Hour) // recorded as a swipe an hour longer, to tell it apart
+}
+
+func TestDragAndDropPrefersDragger(t *testing.T) {
+	d := actiontest.NewDriver()
+	env := &action.Env{Driver: dragDriver{d}, Resolver: &actiontest.Resolver{Targets: screen}}
+	if err := action.DragAndDrop.Run(context.Background(), env, json.RawMessage(`{"from":"card","to":"bin","duration":100}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := calls(actiontest.Call{Op: "Swipe", Point: pt(300, 700), To: pt(900, 2200), Duration: time.Hour + 100*time.Millisecond})
+	if diff := cmp.Diff(want, d.Calls()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}

@@ -95,7 +95,11 @@ var (
 
 	DragAndDrop = Define("DragAndDrop", "Drag an element and drop it onto another.",
 		func(ctx context.Context, env *Env, p *DragAndDropParams) error {
-			return env.Driver.Swipe(ctx, p.From.Target().Point, p.To.Target().Point, time.Duration(p.Duration)*time.Millisecond)
+			from, to, d := p.From.Target().Point, p.To.Target().Point, time.Duration(p.Duration)*time.Millisecond
+			if dr, ok := env.Driver.(Dragger); ok {
+				return dr.Drag(ctx, from, to, d)
+			}
+			return env.Driver.Swipe(ctx, from, to, d)
 		})
 )
 
