@@ -78,6 +78,7 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 	root.AddCommand(
 		newCmdVersion(env),
 		newCmdScene(env),
+		newCmdSim(env),
 	)
 	return root
 }
