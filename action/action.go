@@ -72,6 +72,9 @@ type LocatorField struct {
 // Locator nested below the top level): declarations are code, and a broken
 // one should stop the program at start-up, as regexp.MustCompile does.
 func Define[P any](name, description string, call func(ctx context.Context, env *Env, p *P) error) *Action {
+	if !validName(name) {
+		panic(fmt.Sprintf("action.Define(%q): a name is 1-64 letters, digits, _ or -, starting with a letter (model tool APIs demand it)", name))
+	}
 	t := reflect.TypeFor[P]()
 	plan, err := planFor(t)
 	if err != nil {
@@ -94,6 +97,19 @@ func Define[P any](name, description string, call func(ctx context.Context, env 
 		schemaJSON:  raw,
 		call:        func(ctx context.Context, env *Env, p any) error { return call(ctx, env, p.(*P)) },
 	}
+}
+
+func validName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i, c := range name {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 // Name is the action's name, e.g. "Tap".

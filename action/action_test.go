@@ -271,12 +271,13 @@ func TestSpaces(t *testing.T) {
 }
 
 func TestDefineRefusesBrokenDeclarations(t *testing.T) {
-	call := func(context.Context, *action.Env, *struct{}) error { return nil }
-	_ = call
 	tests := []struct {
 		name string
 		def  func()
 	}{
+		{"name a tool API would refuse", func() {
+			action.Define("X Y", "", func(context.Context, *action.Env, *struct{}) error { return nil })
+		}},
 		{"params not a struct", func() {
 			action.Define("X", "", func(context.Context, *action.Env, *int) error { return nil })
 		}},
@@ -331,7 +332,7 @@ func TestDefineRefusesBrokenDeclarations(t *testing.T) {
 			defer func() {
 				if r := recover(); r == nil {
 					t.Error("Define did not panic")
-				} else if !strings.Contains(r.(string), `action.Define("X")`) {
+				} else if !strings.Contains(r.(string), `action.Define("X`) {
 					t.Errorf("panic %q does not name the action", r)
 				}
 			}()

@@ -166,6 +166,8 @@ type Resolver struct {
 	lookups int
 }
 
+var _ action.Resolver = (*Resolver)(nil)
+
 // Resolve implements action.Resolver.
 func (r *Resolver) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {
 	if err := ctx.Err(); err != nil {
