@@ -253,14 +253,15 @@ func (l *listCut) count(item, vis, clip Rect) {
 		return
 	}
 	if vis.Empty() {
+		// Off screen, or hidden by the source while partly on screen.
 		switch {
-		case item.Y0 >= clip.Y1:
+		case item.Y1 > clip.Y1 && item.Y0 >= clip.Y0:
 			l.below++
-		case item.Y1 <= clip.Y0:
+		case item.Y0 < clip.Y0 && item.Y1 <= clip.Y1:
 			l.above++
-		case item.X0 >= clip.X1:
+		case item.X1 > clip.X1:
 			l.right++
-		case item.X1 <= clip.X0:
+		case item.X0 < clip.X0:
 			l.left++
 		}
 		return
