@@ -179,8 +179,8 @@ func iconGlyph(text, desc string) string {
 	}
 	d := strings.ToLower(desc)
 	for _, m := range []struct{ word, glyph string }{
-		{"cart", "🛒"}, {"close", "✕"}, {"delete", "🗑"}, {"search", "⌕"}, {"add", "+"}, {"more", "⋮"},
-		{"back", "←"}, {"up", "←"}, {"settings", "⚙"}, {"edit", "✎"}, {"share", "⇪"}, {"menu", "≡"},
+		{"cart", "$"}, {"close", "×"}, {"delete", "×"}, {"search", "○"}, {"add", "+"}, {"more", "…"},
+		{"back", "←"}, {"up", "←"}, {"settings", "≡"}, {"menu", "≡"},
 		{"increase", "+"}, {"decrease", "−"}, {"remove", "−"}, {"favorite", "♥"}, {"save", "✓"},
 	} {
 		if strings.Contains(d, m.word) {
@@ -276,7 +276,7 @@ func (c *layoutCtx) appGrid(v *view, r image.Rectangle) {
 			r: image.Rect(x, y, x+cw, y+ch), kind: "appicon", clickable: true, focusable: true, longClickable: true,
 			fg: c.textColor(), size: c.dp(13)}
 		iv.bg, _ = parseColor(pick(app.spec.Icon.Color, "#607D8B"))
-		glyph := pick(app.spec.Icon.Glyph, string([]rune(label)[:1]))
+		glyph := pick(app.spec.Icon.Glyph, firstRune(label))
 		iv.lines = []string{glyph}
 		pkg := name
 		iv.tap = func() { c.p.launch(pkg) }

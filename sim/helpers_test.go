@@ -152,3 +152,18 @@ func newTestPhone(t *testing.T, seed int64) (*Phone, *fakeClock) {
 	}
 	return p, clk
 }
+
+// child returns the text of the first descendant with the resource id
+// suffix id, or "".
+func (n *xnode) child(id string) string {
+	for i := range n.Children {
+		c := &n.Children[i]
+		if strings.HasSuffix(c.ResourceID, ":id/"+id) {
+			return c.Text
+		}
+		if t := c.child(id); t != "" {
+			return t
+		}
+	}
+	return ""
+}

@@ -45,14 +45,14 @@ func newKeyboard(w, bottom int, scale float64) *keyboard {
 	for i, row := range rows {
 		x := (w - kw*len(row)) / 2
 		if i == 2 {
-			kb.keys = append(kb.keys, kbKey{r: image.Rect(0, y, x, y+rowH), label: "⇧", code: -1})
+			kb.keys = append(kb.keys, kbKey{r: image.Rect(0, y, x, y+rowH), label: "▲", code: -1})
 		}
 		for _, ch := range row {
 			kb.keys = append(kb.keys, kbKey{r: image.Rect(x, y, x+kw, y+rowH), label: string(ch), text: string(ch)})
 			x += kw
 		}
 		if i == 2 {
-			kb.keys = append(kb.keys, kbKey{r: image.Rect(x, y, w, y+rowH), label: "⌫", code: KeycodeDel})
+			kb.keys = append(kb.keys, kbKey{r: image.Rect(x, y, w, y+rowH), label: "←", code: KeycodeDel})
 		}
 		y += rowH
 	}
@@ -61,7 +61,7 @@ func newKeyboard(w, bottom int, scale float64) *keyboard {
 		kbKey{r: image.Rect(kw*2, y, kw*3, y+rowH), label: ",", text: ","},
 		kbKey{r: image.Rect(kw*3, y, kw*7, y+rowH), label: "space", text: " "},
 		kbKey{r: image.Rect(kw*7, y, kw*8, y+rowH), label: ".", text: "."},
-		kbKey{r: image.Rect(kw*8, y, w, y+rowH), label: "⏎", code: KeycodeEnter},
+		kbKey{r: image.Rect(kw*8, y, w, y+rowH), label: "OK", code: KeycodeEnter},
 	)
 	return kb
 }

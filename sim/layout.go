@@ -131,7 +131,7 @@ func (c *layoutCtx) appBar(sc *Screen, r image.Rectangle, scope *evalScope) *vie
 	x := r.Min.X + c.dp(16)
 	if sc.Up {
 		up := &view{class: "android.widget.ImageButton", pkg: bar.pkg, desc: "Navigate up", r: image.Rect(r.Min.X+c.dp(4), r.Min.Y+c.dp(8), r.Min.X+c.dp(52), r.Max.Y-c.dp(8)),
-			clickable: true, focusable: true, kind: "icon", text: "←", fg: white}
+			clickable: true, focusable: true, kind: "icon", lines: []string{"←"}, size: c.dp(24), fg: white}
 		up.tap = func() { c.p.back() }
 		bar.children = append(bar.children, up)
 		x = up.r.Max.X + c.dp(12)

@@ -96,13 +96,13 @@ func (rd *renderer) drawSelf(dst *image.RGBA, v *view) {
 		if v.disabled {
 			col = textMuted
 		}
-		rd.centered(dst, v.lines[0], r, v.size, false, col)
+		rd.centered(dst, first(v.lines), r, v.size, false, col)
 	case "navbutton":
-		rd.centered(dst, v.lines[0], r, v.size, false, color.RGBA{230, 230, 230, 255})
+		rd.centered(dst, first(v.lines), r, v.size, false, color.RGBA{230, 230, 230, 255})
 	case "image":
 		fillRound(dst, r, rd.dp(12), lighten(v.bg))
-		if len(v.lines) > 0 && v.lines[0] != "" {
-			rd.centered(dst, v.lines[0], r, rd.dp(18), true, darken(v.bg))
+		if len(v.lines) > 0 && first(v.lines) != "" {
+			rd.centered(dst, first(v.lines), r, rd.dp(18), true, darken(v.bg))
 		}
 	case "field":
 		rd.field(dst, v)
@@ -121,7 +121,7 @@ func (rd *renderer) drawSelf(dst *image.RGBA, v *view) {
 		}
 		if v.style == "bottom" {
 			rd.centered(dst, v.text, image.Rect(r.Min.X, r.Min.Y+rd.dp(44), r.Max.X, r.Max.Y-rd.dp(6)), v.size, v.selected, col)
-			rd.centered(dst, string([]rune(v.text)[:1]), image.Rect(r.Min.X, r.Min.Y+rd.dp(12), r.Max.X, r.Min.Y+rd.dp(44)), rd.dp(16), true, col)
+			rd.centered(dst, firstRune(v.text), image.Rect(r.Min.X, r.Min.Y+rd.dp(12), r.Max.X, r.Min.Y+rd.dp(44)), rd.dp(16), true, col)
 		} else {
 			rd.centered(dst, v.text, r, v.size, v.selected, col)
 		}
@@ -143,16 +143,16 @@ func (rd *renderer) drawSelf(dst *image.RGBA, v *view) {
 		cx := r.Min.X + r.Dx()/2
 		disc := image.Rect(cx-d/2, r.Min.Y+rd.dp(8), cx+d/2, r.Min.Y+rd.dp(8)+d)
 		fillRound(dst, disc, d/2, v.bg)
-		rd.centered(dst, v.lines[0], disc, rd.dp(24), true, white)
+		rd.centered(dst, first(v.lines), disc, rd.dp(24), true, white)
 		rd.centered(dst, ellipsize(v.text, v.size, false, r.Dx()-rd.dp(4)), image.Rect(r.Min.X, disc.Max.Y+rd.dp(4), r.Max.X, disc.Max.Y+rd.dp(28)), v.size, false, rd.fg(v))
 	case "avatar":
 		fillRound(dst, r, r.Dx()/2, lighten(v.bg))
-		rd.centered(dst, strings.ToUpper(string([]rune(v.lines[0] + " ")[:1])), r, v.size, true, darken(v.bg))
+		rd.centered(dst, strings.ToUpper(string([]rune(first(v.lines) + " ")[:1])), r, v.size, true, darken(v.bg))
 	case "dialog":
 		fillRound(dst, r, rd.dp(28), v.bg)
 	case "toast", "card":
 		fillRound(dst, r, rd.dp(22), v.bg)
-		rd.centered(dst, v.lines[0], r, v.size, v.bold, v.fg)
+		rd.centered(dst, first(v.lines), r, v.size, v.bold, v.fg)
 	case "wifi":
 		h := r.Dy()
 		for i := range 3 {
@@ -242,11 +242,11 @@ func (rd *renderer) field(dst *image.RGBA, v *view) {
 	}
 	x := r.Min.X + rd.dp(16)
 	base := r.Min.Y + r.Dy()/2 + v.size*36/100
-	drawText(dst, v.lines[0], x, base, v.size, false, col)
+	drawText(dst, first(v.lines), x, base, v.size, false, col)
 	if v.focused {
 		cx := x
 		if !v.hint {
-			cx += measure(v.lines[0], v.size, false) + rd.dp(1)
+			cx += measure(first(v.lines), v.size, false) + rd.dp(1)
 		}
 		fill(dst, image.Rect(cx, base-v.size, cx+rd.dp(2), base+v.size/4), v.bg)
 	}
@@ -383,4 +383,18 @@ func darken(c color.RGBA) color.RGBA {
 
 func lighten(c color.RGBA) color.RGBA {
 	return color.RGBA{uint8(255 - (255-int(c.R))/4), uint8(255 - (255-int(c.G))/4), uint8(255 - (255-int(c.B))/4), 255}
+}
+
+func first(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[0]
+}
+
+func firstRune(s string) string {
+	for _, r := range s {
+		return string(r)
+	}
+	return ""
 }

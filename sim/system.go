@@ -34,7 +34,7 @@ func (p *Phone) navBar(h int) *view {
 	r := image.Rect(0, p.h-h, p.w, p.h)
 	nb := &view{class: "android.widget.FrameLayout", pkg: systemUI, resID: systemUI + ":id/navigation_bar_frame", r: r, kind: "navbar"}
 	w := p.w / 3
-	for i, b := range []struct{ id, desc, glyph string }{{"back", "Back", "◀"}, {"home", "Home", "●"}, {"recent_apps", "Overview", "■"}} {
+	for i, b := range []struct{ id, desc, glyph string }{{"back", "Back", "◄"}, {"home", "Home", "●"}, {"recent_apps", "Overview", "■"}} {
 		cx := w*i + w/2
 		bv := &view{class: "android.widget.ImageView", pkg: systemUI, resID: systemUI + ":id/" + b.id, desc: b.desc,
 			r: image.Rect(cx-p.dpf(32), r.Min.Y, cx+p.dpf(32), r.Max.Y), clickable: true, longClickable: true, focusable: true,
@@ -64,7 +64,7 @@ func (p *Phone) keyguard(now time.Time, sb, nb int) *view {
 			size: p.dpf(16), fg: white},
 		&view{class: "android.widget.ImageView", pkg: systemUI, resID: systemUI + ":id/lock_icon", desc: "Unlock",
 			r: image.Rect(p.w/2-p.dpf(24), p.h-nb-p.dpf(170), p.w/2+p.dpf(24), p.h-nb-p.dpf(122)), kind: "text", style: "center",
-			lines: []string{"🔒"}, size: p.dpf(28), fg: white})
+			lines: []string{"○"}, size: p.dpf(28), fg: white})
 	return kg
 }
 
@@ -84,8 +84,14 @@ func (c *layoutCtx) dialogWindow(d *dialogRun, area image.Rectangle) *view {
 	tsize, bsize := c.dp(22), c.dp(16)
 	var tl, bl []string
 	h := pad
+	titleW := inner
+	for _, e := range d.spec.Elements {
+		if e.Type == KindIcon && e.Style == "corner" {
+			titleW = inner - c.dp(40)
+		}
+	}
 	if title != "" {
-		tl = wrap(title, tsize, true, inner, 3)
+		tl = wrap(title, tsize, true, titleW, 3)
 		h += len(tl)*tsize*13/10 + c.dp(12)
 	}
 	if text != "" {
@@ -96,8 +102,12 @@ func (c *layoutCtx) dialogWindow(d *dialogRun, area image.Rectangle) *view {
 	c.scopeKey = "dialog:" + d.spec.ID
 	defer func() { c.scopeKey = saved }()
 	var elH []int
-	var els []*Element
+	var els, corner []*Element
 	for _, e := range d.spec.Elements {
+		if e.Type == KindIcon && e.Style == "corner" {
+			corner = append(corner, e)
+			continue
+		}
 		if c.shown(e, s) {
 			els = append(els, e)
 			eh := c.height(e, inner, s)
@@ -134,6 +144,14 @@ func (c *layoutCtx) dialogWindow(d *dialogRun, area image.Rectangle) *view {
 	for i, e := range els {
 		win.children = append(win.children, c.element(e, image.Rect(r.Min.X+pad, y, r.Max.X-pad, y+elH[i]), s, fmt.Sprintf("dialog:%s/%d", d.spec.ID, i)))
 		y += elH[i]
+	}
+	for i, e := range corner {
+		if !c.shown(e, s) {
+			continue
+		}
+		x := r.Max.X - c.dp(8) - (i+1)*c.dp(48)
+		cv := c.element(e, image.Rect(x, r.Min.Y+c.dp(2), x+c.dp(48), r.Min.Y+c.dp(62)), s, fmt.Sprintf("dialog:%s/c%d", d.spec.ID, i))
+		win.children = append(win.children, cv)
 	}
 	if len(d.spec.Buttons) > 0 {
 		right := r.Max.X - c.dp(16)
