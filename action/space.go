@@ -1,7 +1,10 @@
 package action
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/apexagent/apex/device"
@@ -93,6 +96,35 @@ func (s *Space) Lookup(name string) (*Action, bool) {
 	return s.actions[i], true
 }
 
+// ErrUnknownAction matches (with errors.Is) the error of Find and Run for a
+// name the space does not have.
+var ErrUnknownAction = errors.New("unknown action")
+
+// Find is Lookup with an error a model or a user can act on: it lists the
+// actions this space has.
+func (s *Space) Find(name string) (*Action, error) {
+	if a, ok := s.Lookup(name); ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("%w %q on %s: use one of %s", ErrUnknownAction, name, s.deviceWord(), strings.Join(s.Names(), ", "))
+}
+
+// Run finds the named action and runs it with raw JSON params.
+func (s *Space) Run(ctx context.Context, env *Env, name string, raw json.RawMessage) error {
+	a, err := s.Find(name)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx, env, raw)
+}
+
+func (s *Space) deviceWord() string {
+	if s.platform == "any" {
+		return "this device"
+	}
+	return "this " + s.platform + " device"
+}
+
 // Names lists the action names, in order.
 func (s *Space) Names() []string {
 	names := make([]string, len(s.actions))
@@ -111,12 +143,8 @@ func normName(name string) string {
 // described param.
 func (s *Space) Describe() string {
 	var b strings.Builder
-	b.WriteString("Actions on this ")
-	if s.platform == "any" {
-		b.WriteString("device")
-	} else {
-		b.WriteString(s.platform + " device")
-	}
+	b.WriteString("Actions on ")
+	b.WriteString(s.deviceWord())
 	b.WriteString(". Params marked ? are optional; = gives the default.\n")
 	b.WriteString(`A locator param is found on screen: write a short description of the element ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc, type, index (0-based, among several matches).`)
 	b.WriteString("\n\n")

@@ -3,6 +3,7 @@ package action_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -213,5 +214,24 @@ func TestDescribe(t *testing.T) {
 	}
 	if strings.Contains(d, "PullGesture") || strings.Contains(d, "RecentApps") {
 		t.Errorf("iOS description mentions Android actions:\n%s", d)
+	}
+}
+
+func TestSpaceFindAndRun(t *testing.T) {
+	ios := action.ForPlatform(device.IOS)
+	_, err := ios.Find("Back")
+	want := `unknown action "Back" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Home, AppSwitcher`
+	if !errors.Is(err, action.ErrUnknownAction) || err.Error() != want {
+		t.Errorf("Find(Back) on iOS = %v; want %s", err, want)
+	}
+	d := actiontest.NewDriver()
+	if err := ios.Run(context.Background(), &action.Env{Driver: d}, "launch", json.RawMessage(`{"app":"com.apple.Preferences"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("LaunchApp(com.apple.Preferences)\n", d.Trace()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if err := ios.Run(context.Background(), &action.Env{Driver: d}, "Fly", nil); !errors.Is(err, action.ErrUnknownAction) {
+		t.Errorf("Run(Fly) = %v; want ErrUnknownAction", err)
 	}
 }
