@@ -133,9 +133,12 @@ func cmdUiautomator(_ context.Context, c *Cmd) int {
 		}
 		return 1
 	}
-	file := "/sdcard/window_dump.xml"
+	file, windows := "/sdcard/window_dump.xml", false
 	for _, x := range a[1:] {
-		if !strings.HasPrefix(x, "-") {
+		switch {
+		case x == "--windows":
+			windows = true
+		case !strings.HasPrefix(x, "-"):
 			file = x
 		}
 	}
@@ -143,6 +146,10 @@ func cmdUiautomator(_ context.Context, c *Cmd) int {
 	if err != nil {
 		c.printf("ERROR: null root node returned by UiTestAutomationBridge.\n")
 		return 1
+	}
+	if !windows {
+		pkg, _ := c.phone().Foreground()
+		xml = activeWindow(xml, pkg)
 	}
 	switch file {
 	case "/dev/tty", "/dev/stdout":
