@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/apexagent/apex/sim/adbd"
 	"strings"
 	"sync"
 	"testing"
@@ -166,4 +167,33 @@ func (n *xnode) child(id string) string {
 		}
 	}
 	return ""
+}
+
+func adbdPackage(name, label string) adbd.Package { return adbd.Package{Name: name, Label: label} }
+
+// scrollTo swipes the scrolling body until sel is wholly on screen.
+func scrollTo(t *testing.T, p *Phone, sel string) {
+	t.Helper()
+	for range 20 {
+		d := dumpOf(t, p)
+		var sv *xnode
+		for _, n := range d.nodes {
+			if n.Class == "android.widget.ScrollView" {
+				sv = n
+			}
+		}
+		n := d.find(sel)
+		if sv == nil {
+			if n == nil {
+				t.Fatalf("no %q and nothing to scroll: %s", sel, d.texts())
+			}
+			return
+		}
+		if n != nil && n.y0 > sv.y0 && n.y1 < sv.y1-10 {
+			return
+		}
+		x, _ := sv.center()
+		p.Swipe(x, sv.y1-100, x, sv.y1-400, 200*time.Millisecond)
+	}
+	t.Fatalf("scrolled 20 times without reaching %q", sel)
 }

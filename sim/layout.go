@@ -107,7 +107,7 @@ func (c *layoutCtx) appWindow(content image.Rectangle) *view {
 	full := image.Rect(0, 0, c.p.w, c.p.h)
 	root := &view{class: "android.widget.FrameLayout", pkg: pkg, r: full, kind: "window", bg: c.surface()}
 	lin := &view{class: "android.widget.LinearLayout", pkg: pkg, r: full}
-	frame := &view{class: "android.widget.FrameLayout", pkg: pkg, resID: "android:id/content", r: content}
+	frame := &view{class: "android.widget.FrameLayout", pkg: pkg, resID: "android:id/content", r: content, clip: &content}
 	root.children = []*view{lin}
 	lin.children = []*view{frame}
 	t := a.top()
@@ -214,14 +214,25 @@ func (c *layoutCtx) column(els []*Element, r image.Rectangle, scope *evalScope, 
 	}
 	offset := 0
 	var scroller *view
-	if flex > 0 {
-		share := max(c.dp(56), (r.Dy()-fixed)/flex)
+	if flex > 0 && r.Dy()-fixed >= flex*c.dp(168) {
+		share := (r.Dy() - fixed) / flex
 		for i := range heights {
 			if heights[i] < 0 {
 				heights[i] = share
 			}
 		}
-	} else if fixed > r.Dy() {
+	} else if flex > 0 {
+		// Too little room: the body scrolls and each list shows a window
+		// of its own (nested scrolling, as a RecyclerView in a ScrollView
+		// with a fixed height).
+		for i := range heights {
+			if heights[i] < 0 {
+				heights[i] = c.dp(280)
+				fixed += heights[i]
+			}
+		}
+	}
+	if fixed > r.Dy() {
 		skey := c.scopeKey + "/body:" + key
 		limit := fixed - r.Dy()
 		offset = min(max(c.a.scroll[skey], 0), limit)
