@@ -107,9 +107,15 @@ func (lv *Live) Resolve(ctx context.Context, l action.Locator) (action.Target, e
 	return New(s).Resolve(ctx, l)
 }
 
-// ErrNoRule marks a prompt that no rule can read as a visible text, id or
-// description; only a model could resolve it. It wraps action.ErrNotFound.
-var ErrNoRule = fmt.Errorf("no rule matches the description: %w", action.ErrNotFound)
+// ErrNoRule marks a free-text prompt that matched no visible text, id or
+// description: only a model could resolve it, if it is on screen at all.
+// errors.Is(ErrNoRule, action.ErrNotFound) holds.
+var ErrNoRule error = noRule{}
+
+type noRule struct{}
+
+func (noRule) Error() string        { return "not found" }
+func (noRule) Is(target error) bool { return target == action.ErrNotFound }
 
 // Find returns the one element l names in s. Errors wrap action.ErrNotFound
 // when nothing matches, or are an *AmbiguousError when several do.

@@ -98,6 +98,12 @@ func check(s *scene.Scene, a *script.Assert, loc action.Locator) (any, error) {
 	}
 	text := label(e)
 	switch a.Op {
+	case "checked", "notChecked":
+		want := a.Op == "checked"
+		if e.Flags.Checked == want {
+			return e.Flags.Checked, nil
+		}
+		return e.Flags.Checked, fmt.Errorf("%s (%s) is %s, want %s", loc, e.ID, onOff(e.Flags.Checked), onOff(want))
 	case "textEquals":
 		if strings.TrimSpace(text) == strings.TrimSpace(a.Text) {
 			return text, nil
@@ -299,4 +305,11 @@ func (r *run) wdaRequest(ctx context.Context, st script.Step, out *outcome) erro
 		return fmt.Errorf("WDA %s %s: %w", st.Method, st.Endpoint, err)
 	}
 	return nil
+}
+
+func onOff(checked bool) string {
+	if checked {
+		return "checked"
+	}
+	return "not checked"
 }

@@ -34,7 +34,7 @@ type Options struct {
 	// SceneOptions are passed to scene.FromSource.
 	SceneOptions *scene.Options
 	// SettleInterval is the gap between observations while waiting for the
-	// screen to settle (default 25ms); SettleTimeout bounds the wait (3s).
+	// screen to settle (default 5ms); SettleTimeout bounds the wait (3s).
 	SettleInterval, SettleTimeout time.Duration
 	// PollInterval is the gap between observations while waiting for an
 	// element or a condition (default 100ms).
@@ -68,7 +68,7 @@ func (o *Options) withDefaults() Options {
 			*d = x
 		}
 	}
-	def(&v.SettleInterval, 25*time.Millisecond)
+	def(&v.SettleInterval, 5*time.Millisecond)
 	def(&v.SettleTimeout, 3*time.Second)
 	def(&v.PollInterval, 100*time.Millisecond)
 	def(&v.FindTimeout, 5*time.Second)

@@ -150,7 +150,7 @@ func stepName(st script.Step) string {
 		}
 	case st.Assert != nil:
 		arg = st.Assert.Op + " " + locString(st.Locator)
-		if st.Assert.Op != "exists" && st.Assert.Op != "notExists" {
+		if strings.HasPrefix(st.Assert.Op, "text") || strings.HasPrefix(st.Assert.Op, "number") {
 			arg = fmt.Sprintf("%s %s %v", locString(st.Locator), st.Assert.Op, assertWant(st.Assert))
 		}
 	case st.Locator != nil:

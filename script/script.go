@@ -116,7 +116,7 @@ type Swipe struct {
 
 // Assert is a deterministic check on the Scene.
 type Assert struct {
-	Op      string  // exists, notExists, textEquals, textContains, numberGreater, numberLess
+	Op      string  // exists, notExists, checked, notChecked, textEquals, textContains, numberGreater, numberLess
 	Text    string  // textEquals / textContains
 	Number  float64 // numberGreater / numberLess
 	Message string  // shown when the check fails

@@ -156,6 +156,7 @@ func (c *stepCtx) readWda() {
 // readAssert reads
 //
 //	assert: {exists: <target>}            assert: {notExists: <target>}
+//	assert: {checked: <target>}           assert: {notChecked: <target>}
 //	assert: {textEquals: "3", element: <target>}
 //	assert: {numberGreater: 0, element: <target>}
 func (c *stepCtx) readAssert() {
@@ -166,7 +167,7 @@ func (c *stepCtx) readAssert() {
 	ops := 0
 	for _, p := range l.pairs(c.main, st.Key) {
 		switch k := p.key.Value; k {
-		case "exists", "notExists":
+		case "exists", "notExists", "checked", "notChecked":
 			a.Op, ops = k, ops+1
 			st.Locator = l.locator(p.val, st.Key+"."+k)
 		case "textEquals", "textContains":
@@ -180,7 +181,7 @@ func (c *stepCtx) readAssert() {
 		case "message", "errorMessage":
 			a.Message = l.str(p.val, st.Key+"."+k)
 		default:
-			l.errorf(p.key, "unknown key %q in assert: expected exists, notExists, textEquals, textContains, numberGreater, numberLess, element or message", k)
+			l.errorf(p.key, "unknown key %q in assert: expected exists, notExists, checked, notChecked, textEquals, textContains, numberGreater, numberLess, element or message", k)
 		}
 	}
 	if n := c.opt("errorMessage"); n != nil {
@@ -194,10 +195,10 @@ func (c *stepCtx) readAssert() {
 	}
 	switch {
 	case ops == 0:
-		l.errorf(c.main, "assert: expected one check: exists, notExists, textEquals, textContains, numberGreater or numberLess")
+		l.errorf(c.main, "assert: expected one check: exists, notExists, checked, notChecked, textEquals, textContains, numberGreater or numberLess")
 	case ops > 1:
 		l.errorf(c.main, "assert: one check per step, found %d: split them into several assert steps", ops)
-	case a.Op == "exists" || a.Op == "notExists":
+	case a.Op == "exists" || a.Op == "notExists" || a.Op == "checked" || a.Op == "notChecked":
 		if elem != nil {
 			l.errorf(elem, "assert.element: %s already names the element", a.Op)
 		}
