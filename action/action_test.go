@@ -206,7 +206,7 @@ func TestDecodeValues(t *testing.T) {
 }
 
 func TestLocatorJSONRoundTrip(t *testing.T) {
-	for _, raw := range []string{`"Login"`, `{"text":"OK","index":2}`, `{"prompt":"cart","id":"e7"}`} {
+	for _, raw := range []string{`"Login"`, `{"text":"OK","index":2}`, `{"prompt":"cart","id":"e7"}`, `{"prompt":"cart","index":0}`} {
 		var l action.Locator
 		if err := json.Unmarshal([]byte(raw), &l); err != nil {
 			t.Fatalf("Unmarshal(%s): %v", raw, err)
@@ -338,5 +338,25 @@ func TestDefineRefusesBrokenDeclarations(t *testing.T) {
 			}()
 			tt.def()
 		})
+	}
+}
+
+func TestLocatorHasIndex(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`"OK"`: false, `{"text":"OK"}`: false, `{"text":"OK","index":0}`: true, `{"text":"OK","index":3}`: true,
+	} {
+		var l action.Locator
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", raw, err)
+		}
+		if l.HasIndex() != want {
+			t.Errorf("%s: HasIndex() = %v; want %v", raw, l.HasIndex(), want)
+		}
+	}
+	if !(action.Locator{Text: "OK", Index: 1}).HasIndex() || (action.Locator{Text: "OK"}).HasIndex() {
+		t.Error("HasIndex of Go-built locators should follow Index > 0")
+	}
+	if got := (action.Locator{Prompt: "cart", Index: 2}).String(); got != `{prompt="cart" index=2}` {
+		t.Errorf("String() = %s", got)
 	}
 }

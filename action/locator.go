@@ -37,11 +37,19 @@ type Locator struct {
 	// Type is the element's scene type: button, text, input, image, …
 	Type string `json:"type,omitempty"`
 	// Index picks among several matches, counting from 0 in reading order.
+	// HasIndex tells an explicit 0 from none.
 	Index int `json:"index,omitempty"`
 
+	// indexSet records that JSON gave "index", even 0.
+	indexSet bool
 	// target is filled by Action.Run once the locator is resolved.
 	target *Target
 }
+
+// HasIndex reports whether an index was given: Index > 0, or "index": 0
+// in JSON. A Resolver picks by index when it is given, and may report
+// ambiguity when several elements match and it is not.
+func (l Locator) HasIndex() bool { return l.indexSet || l.Index > 0 }
 
 // Target is where a Locator was found.
 type Target struct {
@@ -87,7 +95,7 @@ func (l Locator) IsZero() bool {
 
 // String renders the locator for logs and error messages.
 func (l Locator) String() string {
-	if l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && l.Index == 0 {
+	if l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() {
 		return strconv.Quote(l.Prompt)
 	}
 	var parts []string
@@ -101,7 +109,7 @@ func (l Locator) String() string {
 	add("id", l.ID)
 	add("desc", l.Desc)
 	add("type", l.Type)
-	if l.Index != 0 {
+	if l.HasIndex() {
 		parts = append(parts, "index="+strconv.Itoa(l.Index))
 	}
 	return "{" + strings.Join(parts, " ") + "}"
@@ -110,10 +118,14 @@ func (l Locator) String() string {
 // MarshalJSON writes a prompt-only locator as a string and any other as an
 // object, so a decoded locator encodes back to the same form.
 func (l Locator) MarshalJSON() ([]byte, error) {
-	if l.Prompt != "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && l.Index == 0 {
+	if l.Prompt != "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() {
 		return json.Marshal(l.Prompt)
 	}
-	return json.Marshal(locatorObject{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type, Index: l.Index})
+	o := locatorObject{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type}
+	if l.HasIndex() {
+		o.Index = &l.Index
+	}
+	return json.Marshal(o)
 }
 
 // locatorObject is the object form of a Locator: the same fields, without
@@ -124,7 +136,7 @@ type locatorObject struct {
 	ID     string `json:"id,omitempty"`
 	Desc   string `json:"desc,omitempty"`
 	Type   string `json:"type,omitempty"`
-	Index  int    `json:"index,omitempty" minimum:"0"`
+	Index  *int   `json:"index,omitempty" minimum:"0"`
 }
 
 // UnmarshalJSON reads a string or an object strictly: unknown fields, wrong
@@ -147,7 +159,10 @@ func (l *Locator) UnmarshalJSON(data []byte) error {
 		if errs := locatorPlan.decodeObject("", data, reflect.ValueOf(&o).Elem(), "field"); len(errs) > 0 {
 			return errs[0]
 		}
-		nl := Locator{Prompt: o.Prompt, Text: o.Text, ID: o.ID, Desc: o.Desc, Type: o.Type, Index: o.Index}
+		nl := Locator{Prompt: o.Prompt, Text: o.Text, ID: o.ID, Desc: o.Desc, Type: o.Type}
+		if o.Index != nil {
+			nl.Index, nl.indexSet = *o.Index, true
+		}
 		if nl.Prompt == "" && nl.Text == "" && nl.ID == "" && nl.Desc == "" && nl.Type == "" {
 			return &FieldError{Message: "says nothing to find: give prompt, text, id, desc or type"}
 		}
