@@ -353,6 +353,9 @@ func TestLocatorHasIndex(t *testing.T) {
 			t.Errorf("%s: HasIndex() = %v; want %v", raw, l.HasIndex(), want)
 		}
 	}
+	if !(action.Locator{Text: "OK"}).WithIndex(0).HasIndex() {
+		t.Error("WithIndex(0) does not count as an index")
+	}
 	if !(action.Locator{Text: "OK", Index: 1}).HasIndex() || (action.Locator{Text: "OK"}).HasIndex() {
 		t.Error("HasIndex of Go-built locators should follow Index > 0")
 	}

@@ -51,6 +51,13 @@ type Locator struct {
 // ambiguity when several elements match and it is not.
 func (l Locator) HasIndex() bool { return l.indexSet || l.Index > 0 }
 
+// WithIndex returns l picking match i; unlike setting Index, it marks an
+// index of 0 as given (for locators built in Go, e.g. from a script).
+func (l Locator) WithIndex(i int) Locator {
+	l.Index, l.indexSet = i, true
+	return l
+}
+
 // Target is where a Locator was found.
 type Target struct {
 	// Point is where a tap on the element lands, in device pixels.
