@@ -55,11 +55,16 @@ func (c *conn) close() {
 func (c *conn) serve() {
 	defer func() {
 		c.close()
+		// hangup forgets the stream, which takes c.mu: collect first.
 		c.mu.Lock()
+		open := make([]*stream, 0, len(c.streams))
 		for _, st := range c.streams {
-			st.hangup()
+			open = append(open, st)
 		}
 		c.mu.Unlock()
+		for _, st := range open {
+			st.hangup()
+		}
 		c.services.Wait()
 	}()
 	go c.writeLoop()

@@ -6,9 +6,12 @@ import (
 	"io"
 )
 
-// activeWindow trims a hierarchy of several windows (app, status bar,
-// navigation bar, keyboard) to the window of pkg, as `uiautomator dump`
-// does without --windows: it dumps getRootInActiveWindow(), one root.
+// activeWindow trims a hierarchy of several windows (app, dialog, toast,
+// status bar, navigation bar, keyboard) to the active window of pkg, as
+// `uiautomator dump` does without --windows: it dumps
+// getRootInActiveWindow(), one root. The active window is the topmost one
+// of pkg that takes focus: an open dialog rather than the activity under it,
+// never a toast.
 // Tools rely on that (mobile-mcp reads hierarchy.node as one object). The
 // bytes of the kept window are copied as they are. A hierarchy with one
 // root, or one it cannot read, is returned unchanged.
@@ -16,6 +19,7 @@ func activeWindow(dump []byte, pkg string) []byte {
 	type span struct {
 		start, end int64
 		pkg        string
+		toast      bool
 	}
 	var roots []span
 	d := xml.NewDecoder(bytes.NewReader(dump))
@@ -36,8 +40,11 @@ func activeWindow(dump []byte, pkg string) []byte {
 			if depth == 2 && t.Name.Local == "node" {
 				cur = span{start: off}
 				for _, a := range t.Attr {
-					if a.Name.Local == "package" {
+					switch a.Name.Local {
+					case "package":
 						cur.pkg = a.Value
+					case "class":
+						cur.toast = a.Value == "android.widget.Toast"
 					}
 				}
 			}
@@ -54,9 +61,8 @@ func activeWindow(dump []byte, pkg string) []byte {
 	}
 	keep := roots[0]
 	for _, r := range roots {
-		if r.pkg == pkg {
-			keep = r
-			break
+		if r.pkg == pkg && !r.toast {
+			keep = r // later roots lie above earlier ones
 		}
 	}
 	out := make([]byte, 0, len(dump))
