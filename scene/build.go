@@ -215,8 +215,11 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 	default:
 		me := &cand{pkg: c.pkg, interactive: interactive, seq: len(b.cands)}
 		me.el = Element{
-			Type: elementType(n, f, c.items != nil), Text: text, Desc: desc, ResourceID: n.ResourceID,
-			Class: n.Class, Bounds: r, Flags: f, Source: "tree", Confidence: 1, System: c.system,
+			// Clones: the tree's strings share one copy of the whole
+			// source, which a long-lived Scene should not pin.
+			Type: elementType(n, f, c.items != nil), Text: strings.Clone(text), Desc: strings.Clone(desc),
+			ResourceID: strings.Clone(n.ResourceID), Class: strings.Clone(n.Class), Bounds: r, Flags: f,
+			Source: "tree", Confidence: 1, System: c.system,
 		}
 		b.cands = append(b.cands, me)
 		next.parent = me
@@ -329,7 +332,7 @@ func (b *builder) finish() []*cand {
 	kept := b.cands[:0:0]
 	for _, c := range b.cands {
 		if parts := append(c.parts, c.descParts...); len(parts) > 0 && c.el.Text == "" {
-			c.el.Text = strings.Join(parts, " · ")
+			c.el.Text = strings.Clone(strings.Join(parts, " · "))
 		}
 		if c.list != nil {
 			c.el.Note = c.list.note(c.el.Flags.Scrollable)
@@ -415,14 +418,14 @@ func merge(p *cand, n *Node, f Flags, text, desc string) {
 	pf.Disabled = pf.Disabled || f.Disabled
 	pf.Password = pf.Password || f.Password
 	if p.el.Text == "" && p.el.Desc == "" {
-		p.el.Text, p.el.Desc = text, desc
+		p.el.Text, p.el.Desc = strings.Clone(text), strings.Clone(desc)
 	}
 	if p.el.ResourceID == "" {
-		p.el.ResourceID = n.ResourceID
+		p.el.ResourceID = strings.Clone(n.ResourceID)
 	}
 	// The inner widget says more about what it is than its frame.
 	if t := elementType(n, f, false); t != "view" && t != "button" || p.el.Type == "view" {
-		p.el.Type, p.el.Class = t, n.Class
+		p.el.Type, p.el.Class = t, strings.Clone(n.Class)
 	}
 }
 

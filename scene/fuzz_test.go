@@ -1,10 +1,14 @@
 package scene
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse and, when they parse, to Build:
@@ -76,3 +80,98 @@ const iosSnippet = `<AppiumAUT><XCUIElementTypeApplication type="XCUIElementType
 <XCUIElementTypeSwitch type="XCUIElementTypeSwitch" name="wifi" label="Wi-Fi" value="1" enabled="true" visible="true" x="319" y="55" width="51" height="31"/>
 <XCUIElementTypeSecureTextField type="XCUIElementTypeSecureTextField" label="Password" value="Password" placeholderValue="Password" enabled="true" visible="true" x="20" y="60" width="200" height="40"/>
 </XCUIElementTypeApplication></AppiumAUT>`
+
+// FuzzFastParse checks the fast scanner against encoding/xml: whenever
+// the fast path accepts an input, encoding/xml accepts it too and builds
+// the same tree.
+func FuzzFastParse(f *testing.F) {
+	for _, s := range []string{
+		shopSnippet, iosSnippet, `<hierarchy/>`, `<a b='&#10;&lt;&#x4e2d;' c="d"/>`, `<a b="1"c="2"></a >`,
+		"<?xml version='1.0' encoding='utf-8' standalone='yes' ?>\r\n<hierarchy>\r\n</hierarchy>\r\n",
+		`<hierarchy><node text="&#0;"/></hierarchy>`, `<hierarchy><node text="a&b"/></hierarchy>`, `<x:y/>`, `<hierarchy>text</hierarchy>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := parseFast(data)
+		if !ok {
+			return
+		}
+		slow, err := parseDecoder(data)
+		if err != nil {
+			t.Fatalf("fast scanner accepted what encoding/xml rejects: %v", err)
+		}
+		if d := cmp.Diff(slow, fast.tree(), cmp.AllowUnexported(Node{})); d != "" {
+			t.Fatalf("trees differ (-encoding/xml +fast):\n%s", d)
+		}
+	})
+}
+
+// TestFastParseCorpus checks that the fast scanner handles every corpus
+// and own dump, and builds the same tree as encoding/xml.
+func TestFastParseCorpus(t *testing.T) {
+	files := ownDumpsQuiet()
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil {
+		files = append(files, corpusFiles(t)...)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, ok := parseFast(data)
+		if !ok {
+			t.Errorf("%s: the fast scanner gave up", file)
+			continue
+		}
+		slow, err := parseDecoder(data)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if d := treeDiff(slow, fast.tree()); d != "" {
+			t.Errorf("%s: trees differ (-encoding/xml +fast):\n%s", file, d)
+		}
+	}
+}
+
+func ownDumpsQuiet() []string {
+	var files []string
+	for _, pattern := range []string{"../examples/*.xml", "testdata/*.xml"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	return files
+}
+
+// treeDiff compares two trees node by node in document order. cmp.Diff on
+// whole corpus trees is far too slow under the race detector, so it only
+// words the first differing node.
+func treeDiff(a, b *Tree) string {
+	if a.Format != b.Format || a.Width != b.Width || a.Height != b.Height || a.Bytes != b.Bytes || a.Nodes != b.Nodes {
+		return fmt.Sprintf("format %q/%q, size %dx%d/%dx%d, bytes %d/%d, nodes %d/%d",
+			a.Format, b.Format, a.Width, a.Height, b.Width, b.Height, a.Bytes, b.Bytes, a.Nodes, b.Nodes)
+	}
+	na, nb := flatten(a.Root), flatten(b.Root)
+	if len(na) != len(nb) {
+		return fmt.Sprintf("%d nodes reachable / %d", len(na), len(nb))
+	}
+	for i := range na {
+		x, y := *na[i], *nb[i]
+		if len(x.Children) != len(y.Children) {
+			return fmt.Sprintf("node %d: %d children / %d", i, len(x.Children), len(y.Children))
+		}
+		x.Children, y.Children = nil, nil
+		if !reflect.DeepEqual(x, y) {
+			return fmt.Sprintf("node %d: %s", i, cmp.Diff(x, y, cmp.AllowUnexported(Node{})))
+		}
+	}
+	return ""
+}
+
+func flatten(root *Node) []*Node {
+	var all []*Node
+	if root != nil {
+		root.Walk(func(n *Node) bool { all = append(all, n); return true })
+	}
+	return all
+}

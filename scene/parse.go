@@ -25,15 +25,34 @@ const maxDepth = 1000
 // Malformed XML yields an error naming the byte offset and what was
 // expected; anything else yields an error wrapping ErrNotUISource. Parse
 // never panics.
+//
+// Two readers share the tree-building code: a fast scanner for the plain
+// XML subset dumpers write (see fastxml.go), and encoding/xml's token
+// stream, which handles everything else and words every error. Whenever
+// the fast scanner meets anything outside its subset, or an error, Parse
+// starts over with encoding/xml, so both always agree (FuzzFastParse
+// checks it).
 func Parse(data []byte) (*Tree, error) {
+	if p, ok := parseFast(data); ok {
+		return p.tree(), nil
+	}
+	return parseDecoder(data)
+}
+
+// parseDecoder reads data with encoding/xml's token stream.
+func parseDecoder(data []byte) (*Tree, error) {
 	p := parser{data: data, d: xml.NewDecoder(bytes.NewReader(data))}
 	p.d.CharsetReader = charsetReader
 	if err := p.run(); err != nil {
 		return nil, err
 	}
-	t := &Tree{Format: p.format, Root: p.root, Nodes: p.nodes, Bytes: len(data)}
+	return p.tree(), nil
+}
+
+func (p *parser) tree() *Tree {
+	t := &Tree{Format: p.format, Root: p.root, Nodes: p.nodes, Bytes: len(p.data)}
 	t.Width, t.Height = screenSize(t)
-	return t, nil
+	return t
 }
 
 type parser struct {
@@ -64,21 +83,20 @@ func (p *parser) run() error {
 		}
 		switch tok := tok.(type) {
 		case xml.StartElement:
-			if err := p.start(tok, off); err != nil {
+			if err := p.start(qname(tok.Name), tok.Attr, off); err != nil {
 				return err
 			}
 		case xml.EndElement:
-			if err := p.end(tok, off); err != nil {
+			if err := p.end(qname(tok.Name), off); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-func (p *parser) start(se xml.StartElement, off int) error {
-	name := qname(se.Name)
+func (p *parser) start(name string, attrs []xml.Attr, off int) error {
 	if len(p.stack) == 0 {
-		format, ok := detect(name, se.Attr)
+		format, ok := detect(name, attrs)
 		if !ok {
 			return fmt.Errorf("scene: parse: root element <%s> at byte %d: %w (expected <hierarchy>, <AppiumAUT> or <XCUIElementType…>)", name, off, ErrNotUISource)
 		}
@@ -93,9 +111,9 @@ func (p *parser) start(se xml.StartElement, off int) error {
 	n := &Node{Offset: off, Enabled: true, Visible: true}
 	var err error
 	if p.format == FormatXCUITest {
-		err = fillXCUITest(n, name, se.Attr)
+		err = fillXCUITest(n, name, attrs)
 	} else {
-		err = fillUIAutomator(n, name, se.Attr)
+		err = fillUIAutomator(n, name, attrs)
 	}
 	if err != nil {
 		return fmt.Errorf("scene: parse: element <%s> at byte %d: %w", name, off, err)
@@ -111,8 +129,7 @@ func (p *parser) start(se xml.StartElement, off int) error {
 	return nil
 }
 
-func (p *parser) end(ee xml.EndElement, off int) error {
-	name := qname(ee.Name)
+func (p *parser) end(name string, off int) error {
 	if len(p.stack) == 0 {
 		return fmt.Errorf("scene: malformed XML at byte %d: unexpected </%s>: expected a start tag", off, name)
 	}
@@ -180,7 +197,7 @@ func detect(name string, attrs []xml.Attr) (string, bool) {
 	// named after its class and carrying bounds.
 	if strings.Contains(name, ".") {
 		for _, a := range attrs {
-			if a.Name.Local == "bounds" {
+			if a.Name.Space == "" && a.Name.Local == "bounds" {
 				return FormatUIAutomator, true
 			}
 		}

@@ -15,6 +15,10 @@ func fillUIAutomator(n *Node, tag string, attrs []xml.Attr) error {
 		n.Class = tag // Appium names elements after their class; a class attribute overrides
 	}
 	for _, a := range attrs {
+		if a.Name.Space != "" {
+			keep(n, a) // a prefixed attribute is none of ours
+			continue
+		}
 		v := a.Value
 		switch a.Name.Local {
 		case "class":

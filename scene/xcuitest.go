@@ -29,6 +29,10 @@ func fillXCUITest(n *Node, tag string, attrs []xml.Attr) error {
 	var geo [4]float64
 	var haveGeo [4]bool
 	for _, a := range attrs {
+		if a.Name.Space != "" {
+			keep(n, a) // a prefixed attribute is none of ours
+			continue
+		}
 		v := a.Value
 		switch a.Name.Local {
 		case "type":
