@@ -136,7 +136,11 @@ func (s *Store) AddStep(ctx context.Context, st Step) (Step, error) {
 		}
 		*f.path = f.name
 	}
-	if err := writeJSONFile(filepath.Join(dir, st.JSONPath()), st); err != nil {
+	rec, err := json.Marshal(st)
+	if err != nil {
+		return Step{}, fmt.Errorf("store: add step %d to run %s: %w", st.Index, st.RunID, err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, st.JSONPath()), append(rec, '\n')); err != nil {
 		return Step{}, fmt.Errorf("store: add step %d to run %s: %w", st.Index, st.RunID, err)
 	}
 	var px, py sql.NullInt64
@@ -144,7 +148,7 @@ func (s *Store) AddStep(ctx context.Context, st Step) (Step, error) {
 		px = sql.NullInt64{Int64: int64(st.Point.X), Valid: true}
 		py = sql.NullInt64{Int64: int64(st.Point.Y), Valid: true}
 	}
-	_, err := s.wdb.ExecContext(ctx, `INSERT INTO steps (run_id, idx, task, name, action, params, status, error,
+	_, err = s.wdb.ExecContext(ctx, `INSERT INTO steps (run_id, idx, task, name, action, params, status, error,
 		started, duration, device_time, point_x, point_y, before_path, after_path, scene_path, result)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		st.RunID, st.Index, st.Task, st.Name, st.Action, nullJSON(st.Params), st.Status, st.Error,
