@@ -79,6 +79,12 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdVersion(env),
 		newCmdScene(env),
 		newCmdSim(env),
+		newCmdRun(env),
+		newCmdReport(env),
+		newCmdDevices(env),
+		newCmdScreenshot(env),
+		newCmdSource(env),
+		newCmdDo(env),
 	)
 	return root
 }

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/scene"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/spf13/cobra"
+)
+
+// DoOptions are the inputs of `apex do`.
+type DoOptions struct {
+	Device DeviceFlags
+	Action string
+	Params []string // k=v
+	JSON   string   // --params '{…}'
+}
+
+func newCmdDo(env *Env) *cobra.Command {
+	opts := &DoOptions{}
+	cmd := &cobra.Command{
+		Use:   "do ACTION [--param k=v]...",
+		Short: "Run one action of the action space on a device",
+		Long: `Run any action of the device's action space directly — the same actions
+scripts and models use, so this command can do whatever they can. Params are
+given as k=v (typed by the action's schema: numbers, booleans, or JSON for
+objects) or all at once with --params '{"k": …}'. Params that locate an element
+("Sign in", {"text": "OK"}) are found on the current screen.
+
+Run 'apex do --list' to see the actions and their params.`,
+		Example: `  apex do tap --sim --param locate="Settings"
+  apex do input --device emulator-5554 --param locate=Search --param value="red shoes"
+  apex do scroll --param direction=down --param distance=600
+  apex do --list`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			list, _ := cmd.Flags().GetBool("list")
+			if list {
+				_, err := fmt.Fprint(env.Out, action.ForPlatform(device.Android).Describe())
+				return err
+			}
+			if len(args) == 0 {
+				return fmt.Errorf("name an action (apex do --list shows them)")
+			}
+			opts.Action = args[0]
+			return doRun(cmd.Context(), env, opts)
+		},
+	}
+	opts.Device.Register(cmd)
+	cmd.Flags().StringArrayVarP(&opts.Params, "param", "p", nil, "an action param as k=v; repeatable")
+	cmd.Flags().StringVar(&opts.JSON, "params", "", "all params as one JSON object")
+	cmd.Flags().Bool("list", false, "list the actions and their params")
+	return cmd
+}
+
+func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
+	d, t, release, err := openDevice(ctx, env, &opts.Device)
+	if err != nil {
+		return err
+	}
+	defer release()
+	space := action.ForPlatform(t.Platform)
+	a, ok := space.Lookup(opts.Action)
+	if !ok {
+		return fmt.Errorf("no action %q on %s: use one of %s", opts.Action, t.Platform, strings.Join(space.Names(), ", "))
+	}
+	raw, err := doParams(a, opts)
+	if err != nil {
+		return err
+	}
+	actEnv := &action.Env{Driver: d, Resolver: screenResolver(d), Log: env.Log}
+	start := time.Now()
+	if err := a.Run(ctx, actEnv, raw); err != nil {
+		return fmt.Errorf("%s on %s: %w", a.Name(), t.ID, err)
+	}
+	took := time.Since(start)
+	if env.JSON {
+		return env.PrintJSON(map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds()})
+	}
+	_, err = fmt.Fprintf(env.Out, "%s done on %s in %v\n", a.Name(), t.ID, took.Round(time.Millisecond))
+	return err
+}
+
+// screenResolver finds locators on a fresh Scene of the device's screen,
+// observed at each Resolve so actions that scroll see the new screen.
+func screenResolver(d device.Driver) action.Resolver {
+	return action.ResolverFunc(func(ctx context.Context, l action.Locator) (action.Target, error) {
+		src, err := d.Source(ctx)
+		if err != nil {
+			return action.Target{}, err
+		}
+		s, err := scene.FromSource(src.Data, nil)
+		if err != nil {
+			return action.Target{}, fmt.Errorf("reading the screen: %w", err)
+		}
+		return locate.New(s).Resolve(ctx, l)
+	})
+}
+
+// doParams turns --params and --param k=v into the action's JSON params.
+func doParams(a *action.Action, opts *DoOptions) (json.RawMessage, error) {
+	params := map[string]any{}
+	if opts.JSON != "" {
+		if err := json.Unmarshal([]byte(opts.JSON), &params); err != nil {
+			return nil, fmt.Errorf("--params: not a JSON object: %w", err)
+		}
+	}
+	props := map[string]*jsonschema.Schema{}
+	if s := a.Schema(); s != nil && s.Properties != nil {
+		props = s.Properties
+	}
+	locators := a.LocatorFields()
+	for _, kv := range opts.Params {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--param %q: write it as name=value", kv)
+		}
+		val, err := paramValue(k, v, props[k], slices.Contains(locators, k))
+		if err != nil {
+			return nil, err
+		}
+		params[k] = val
+	}
+	return json.Marshal(params)
+}
+
+// paramValue types one k=v by the schema: strings stay strings, numbers and
+// booleans are parsed, locators are text unless they are a JSON object, and
+// anything else is tried as JSON first.
+func paramValue(k, v string, s *jsonschema.Schema, locator bool) (any, error) {
+	typ := ""
+	if s != nil {
+		typ = s.Type
+		if typ == "" && len(s.Types) > 0 {
+			for _, t := range s.Types {
+				if t != "null" {
+					typ = t
+					break
+				}
+			}
+		}
+	}
+	switch {
+	case locator:
+		if strings.HasPrefix(strings.TrimSpace(v), "{") {
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(v), &obj); err != nil {
+				return nil, fmt.Errorf("--param %s: locator object is not JSON: %w", k, err)
+			}
+			return obj, nil
+		}
+		return v, nil
+	case typ == "string":
+		return v, nil
+	case typ == "integer" || typ == "number":
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--param %s=%s: want a number", k, v)
+		}
+		return n, nil
+	case typ == "boolean":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("--param %s=%s: want true or false", k, v)
+		}
+		return b, nil
+	}
+	var j any
+	if err := json.Unmarshal([]byte(v), &j); err == nil {
+		return j, nil
+	}
+	return v, nil
+}

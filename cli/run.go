@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/report"
+	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/store"
+	"github.com/spf13/cobra"
+)
+
+// RunOptions are the inputs of `apex run`.
+type RunOptions struct {
+	Files       []string
+	Device      DeviceFlags
+	Concurrency int
+	Retry       int
+	Summary     string // --summary FILE.json
+	JUnit       string // --junit FILE.xml
+	ReportDir   string // --report-dir: where runs and reports are recorded
+	// Terminal forces (true) or disables (false) the live progress display;
+	// nil detects it from Out.
+	Terminal *bool
+
+	// Seams for tests; nil means the real thing.
+	Open   func(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error)
+	Runner *runner.Options // template: timings; Store, Device, OnStep are set per run
+}
+
+func newCmdRun(env *Env) *cobra.Command {
+	opts := &RunOptions{}
+	cmd := &cobra.Command{
+		Use:   "run FILE…",
+		Short: "Run YAML scripts on a device and record a report of every step",
+		Long: `Run Midscene-compatible YAML scripts on a device, step by step: observe the
+screen, find the target (by text, id, description or type, no model
+needed), act, wait for the screen to settle, verify, and record screenshots,
+the Scene, the action and its timings. Each run leaves an HTML report.
+
+Scripts run in parallel with --concurrency (with --sim, one simulated phone
+per worker); failed scripts are retried with --retry. The exit code is 0
+only when every script passed. Ctrl-C stops the running steps and still
+finishes every record.`,
+		Example: `  apex run --sim examples/shop-checkout.yaml
+  apex run --sim --concurrency 3 --junit results.xml examples/*.yaml
+  apex run --device emulator-5554 --retry 1 smoke.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			return runRun(cmd.Context(), env, opts)
+		},
+	}
+	opts.Device.Register(cmd)
+	f := cmd.Flags()
+	f.IntVarP(&opts.Concurrency, "concurrency", "c", 1, "scripts to run at once (with --sim, each on its own simulated phone; otherwise give one --device per worker, comma-separated)")
+	f.IntVar(&opts.Retry, "retry", 0, "run a failed script again up to N times")
+	f.StringVar(&opts.Summary, "summary", "", "write a JSON summary of every script to this file")
+	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report (one testsuite per script, one testcase per task) to this file")
+	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
+	return cmd
+}
+
+// runJob is one script file of a batch.
+type runJob struct {
+	index  int
+	file   string
+	script *script.Script
+}
+
+func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
+	if opts.Concurrency < 1 {
+		return fmt.Errorf("--concurrency %d: give 1 or more", opts.Concurrency)
+	}
+	if opts.Retry < 0 {
+		return fmt.Errorf("--retry %d: give 0 or more", opts.Retry)
+	}
+	if opts.Open == nil {
+		opts.Open = openDevice
+	}
+	dir := opts.ReportDir
+	if dir == "" {
+		dir = defaultRunsDir()
+	}
+	outs := make([]runner.Outcome, len(opts.Files))
+	var jobs []runJob
+	for i, f := range opts.Files {
+		outs[i] = runner.Outcome{File: f}
+		s, err := script.LoadFile(f, &script.Options{Action: knownAction})
+		if err != nil {
+			outs[i].Err = err
+			continue
+		}
+		jobs = append(jobs, runJob{index: i, file: f, script: s})
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open the runs directory %s: %w", dir, err)
+	}
+	defer st.Close()
+
+	devices := []string{""}
+	if opts.Device.ID != "" {
+		devices = strings.Split(opts.Device.ID, ",")
+	}
+	workers := opts.Concurrency
+	if !opts.Device.Sim && workers > len(devices) {
+		if workers > 1 {
+			fmt.Fprintf(env.Err, "apex: --concurrency %d without --sim needs %d devices (--device A,B,…); running %d at a time\n", workers, workers, len(devices))
+		}
+		workers = len(devices)
+	}
+	workers = max(1, min(workers, len(jobs)))
+	prog := newProgress(env.Out, opts.Terminal, len(opts.Files))
+	for _, o := range outs {
+		if o.Err != nil {
+			prog.finished(o)
+		}
+	}
+	queue := make(chan runJob)
+	var wg sync.WaitGroup
+	for w := range workers {
+		flags := opts.Device
+		flags.ID = strings.TrimSpace(devices[w%len(devices)])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				o := runScript(ctx, env, opts, st, flags, j, prog)
+				outs[j.index] = o
+				prog.finished(o)
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	for i := range outs {
+		if outs[i].Result == nil && outs[i].Err == nil {
+			outs[i].Err = fmt.Errorf("not run: %w", context.Cause(ctx))
+			prog.finished(outs[i])
+		}
+	}
+	prog.done()
+	return finishBatch(ctx, env, opts, outs)
+}
+
+// runScript runs one script, retrying a failure up to opts.Retry times.
+func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store, flags DeviceFlags, j runJob, prog *progress) runner.Outcome {
+	o := runner.Outcome{File: j.file}
+	for attempt := 0; attempt <= opts.Retry; attempt++ {
+		if ctx.Err() != nil {
+			break
+		}
+		o.Attempts = attempt + 1
+		res, report, err := attemptScript(ctx, env, opts, st, flags, j, prog, attempt)
+		o.Result, o.Report, o.Err = res, report, err
+		if o.Passed() || ctx.Err() != nil {
+			break
+		}
+		if attempt < opts.Retry {
+			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.file, attempt+2, opts.Retry+1, firstLineOf(o.Reason())))
+		}
+	}
+	return o
+}
+
+// attemptScript opens a device, runs the script once and writes its report.
+func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store, flags DeviceFlags, j runJob, prog *progress, attempt int) (*runner.Result, string, error) {
+	if !flags.Sim && flags.ID == "" {
+		switch j.script.Target.Kind {
+		case "sim":
+			flags.Sim = true
+		case "android", "ios":
+			flags.ID = j.script.Target.DeviceID
+		}
+	}
+	drv, target, release, err := opts.Open(ctx, env, &flags)
+	if err != nil {
+		return nil, "", fmt.Errorf("open a device for %s: %w", j.file, err)
+	}
+	defer release()
+	ro := runner.Options{}
+	if opts.Runner != nil {
+		ro = *opts.Runner
+	}
+	ro.Store, ro.Device, ro.Log = st, target.ID, env.Log
+	ro.Space = action.ForPlatform(target.Platform)
+	if attempt > 0 {
+		ro.Name = fmt.Sprintf("%s (attempt %d)", strings.TrimSuffix(filepath.Base(j.file), filepath.Ext(j.file)), attempt+1)
+	}
+	ro.OnStep = func(p runner.Progress) { prog.step(j.file, p) }
+	res, err := runner.Run(ctx, drv, j.script, &ro)
+	if err != nil {
+		return res, "", err
+	}
+	path, rerr := report.Write(context.WithoutCancel(ctx), st, res.Run.ID)
+	if rerr != nil {
+		env.Log.Warn("write report", "run", res.Run.ID, "err", rerr)
+		prog.note(fmt.Sprintf("%s: could not write the report: %v", j.file, rerr))
+	}
+	return res, path, nil
+}
+
+// finishBatch writes the summary and JUnit files and picks the exit code.
+func finishBatch(ctx context.Context, env *Env, opts *RunOptions, outs []runner.Outcome) error {
+	var errs []error
+	if opts.Summary != "" {
+		errs = append(errs, writeFileWith(opts.Summary, func(w io.Writer) error { return runner.WriteSummary(w, outs) }))
+	}
+	if opts.JUnit != "" {
+		errs = append(errs, writeFileWith(opts.JUnit, func(w io.Writer) error { return runner.WriteJUnit(w, outs) }))
+	}
+	if env.JSON {
+		errs = append(errs, env.PrintJSON(runner.Summarize(outs)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	failed := 0
+	for _, o := range outs {
+		if !o.Passed() {
+			failed++
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return &ExitError{Code: 130, Err: fmt.Errorf("interrupted: %d of %d scripts did not pass", failed, len(outs))}
+	case failed > 0:
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d scripts did not pass", failed, len(outs))}
+	}
+	return nil
+}
+
+func writeFileWith(path string, write func(io.Writer) error) error {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// knownAction tells the script loader which generic steps name an action
+// (of any platform) and checks their params.
+func knownAction(name string, params json.RawMessage) (bool, error) {
+	for _, p := range []device.Platform{device.Android, device.IOS} {
+		if a, ok := action.ForPlatform(p).Lookup(name); ok {
+			if params == nil {
+				return true, nil
+			}
+			_, err := a.Decode(params)
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+func firstLineOf(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > 160 {
+		return string(r[:159]) + "…"
+	}
+	return s
+}
+
+// since formats a duration for progress lines.
+func since(d time.Duration) string { return d.Round(10 * time.Millisecond).String() }

@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/adb/adbtest"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// junitFile is the part of a JUnit file CI systems read.
+type junitFile struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Suites   []struct {
+		Name  string `xml:"name,attr"`
+		Tests int    `xml:"tests,attr"`
+		Cases []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+			Error   *struct{} `xml:"error"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+func readJUnit(t *testing.T, path string) junitFile {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j junitFile
+	if err := xml.Unmarshal(data, &j); err != nil {
+		t.Fatalf("JUnit file does not parse: %v\n%s", err, data)
+	}
+	return j
+}
+
+func readSummary(t *testing.T, path string) runner.Summary {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s runner.Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("summary does not parse: %v\n%s", err, data)
+	}
+	return s
+}
+
+func examples(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../examples/*.yaml")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	return files
+}
+
+// TestRunExamplesOnSim is the main job: every example passes on simulated
+// phones driven through the device protocol (sim/lab + adb direct mode).
+func TestRunExamplesOnSim(t *testing.T) {
+	dir := t.TempDir()
+	files := examples(t)
+	junit, summary := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.json")
+	args := append([]string{"run", "--sim", "--concurrency", "3", "--junit", junit, "--summary", summary, "--report-dir", filepath.Join(dir, "runs")}, files...)
+	out, errOut, err := run(t, args...)
+	if err != nil {
+		t.Fatalf("apex run: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	j := readJUnit(t, junit)
+	if len(j.Suites) != len(files) || j.Failures != 0 || j.Errors != 0 || j.Tests < 2*len(files) {
+		t.Fatalf("JUnit: %d suites, %d tests, %d failures, %d errors\n%s", len(j.Suites), j.Tests, j.Failures, j.Errors, out)
+	}
+	s := readSummary(t, summary)
+	if !s.Passed || s.Total != len(files) || s.Counts["passed"] != len(files) {
+		t.Fatalf("summary = %+v", s)
+	}
+	for _, sc := range s.Scripts {
+		if _, err := os.Stat(sc.Report); err != nil {
+			t.Errorf("%s: report: %v", sc.File, err)
+		}
+		if !strings.Contains(out, "PASS "+sc.File) || !strings.Contains(out, "report: "+sc.Report) {
+			t.Errorf("output does not say %s passed and where its report is:\n%s", sc.File, out)
+		}
+		if !strings.HasPrefix(sc.Device, "sim/127.0.0.1:") {
+			t.Errorf("%s ran on %q, want a simulated phone", sc.File, sc.Device)
+		}
+	}
+}
+
+// TestRunThroughAdbServer drives a simulated phone through Debian's adb
+// server on a private port, as a real device would be driven.
+func TestRunThroughAdbServer(t *testing.T) {
+	c := adbtest.StartServer(t)
+	l, err := lab.Start(context.Background(), lab.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev := l.Devices()[0]
+	adbtest.Connect(t, c, dev.Addr)
+	_, port, _ := strings.Cut(c.Addr(), ":")
+	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "junit.xml")
+	out, errOut, err := run(t, "run", "--device", dev.Serial, "--junit", junit, "--report-dir", dir, "../examples/login.yaml", "../examples/settings-toggle.yaml")
+	if err != nil {
+		t.Fatalf("apex run: %v\n%s\n%s", err, out, errOut)
+	}
+	j := readJUnit(t, junit)
+	if len(j.Suites) != 2 || j.Failures+j.Errors != 0 || j.Tests != 4 {
+		t.Fatalf("JUnit: %+v", j)
+	}
+	if !strings.Contains(out, "PASS ../examples/login.yaml") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestRunFailuresAndExitCode(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	failing := filepath.Join(dir, "failing.yaml")
+	os.WriteFile(bad, []byte("sim: {}\ntasks:\n  - name: x\n    flow:\n      - clickIt: Search\n"), 0o644)
+	os.WriteFile(failing, []byte("sim:\n  launch: com.apex.login\ntasks:\n  - name: sign in\n    flow:\n      - tap: Register\n"), 0o644)
+	summary := filepath.Join(dir, "s.json")
+	junit := filepath.Join(dir, "j.xml")
+	out, _, err := run(t, "run", "--retry", "1", "--summary", summary, "--junit", junit, "--report-dir", dir, bad, failing, "../examples/login.yaml")
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(err.Error(), "2 of 3 scripts did not pass") {
+		t.Fatalf("err = %v; want exit 1\n%s", err, out)
+	}
+	s := readSummary(t, summary)
+	byFile := map[string]runner.ScriptSummary{}
+	for _, sc := range s.Scripts {
+		byFile[sc.File] = sc
+	}
+	if b := byFile[bad]; b.Status != "error" || !strings.Contains(b.Reason, "bad.yaml:5:9: unknown step \"clickIt\"") || b.Attempts != 0 {
+		t.Errorf("bad script: %+v", b)
+	}
+	if f := byFile[failing]; f.Status != "failed" || f.Attempts != 2 || !strings.Contains(f.Reason, `no element matches "Register"`) {
+		t.Errorf("failing script: %+v", f)
+	}
+	if p := byFile["../examples/login.yaml"]; p.Status != "passed" || p.Attempts != 1 {
+		t.Errorf("passing script: %+v", p)
+	}
+	if !strings.Contains(out, "retry "+failing+" (attempt 2 of 2)") {
+		t.Errorf("no retry line:\n%s", out)
+	}
+	j := readJUnit(t, junit)
+	if j.Errors != 1 || j.Failures != 1 {
+		t.Errorf("JUnit failures %d errors %d", j.Failures, j.Errors)
+	}
+}
+
+// stoppingDriver stops the simulated phone (it vanishes from the network)
+// just before the nth tap.
+type stoppingDriver struct {
+	device.Driver
+	dev  *lab.Device
+	n    int32
+	taps atomic.Int32
+}
+
+func (s *stoppingDriver) Tap(ctx context.Context, p device.Point) error {
+	if s.taps.Add(1) == s.n {
+		s.dev.Stop()
+	}
+	return s.Driver.Tap(ctx, p)
+}
+
+func TestDeviceKilledMidRun(t *testing.T) {
+	dir := t.TempDir()
+	opts := &RunOptions{
+		Files:       []string{"../examples/shop-checkout.yaml"},
+		Concurrency: 1,
+		ReportDir:   dir,
+		Summary:     filepath.Join(dir, "s.json"),
+		Open: func(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+			l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{})
+			if err != nil {
+				return nil, device.Target{}, nil, err
+			}
+			dev := l.Devices()[0]
+			d, err := android.OpenDirect(ctx, dev.Addr, &android.Options{})
+			if err != nil {
+				l.Close()
+				return nil, device.Target{}, nil, err
+			}
+			t := device.Target{ID: "sim/" + dev.Serial, Platform: device.Android}
+			return &stoppingDriver{Driver: d, dev: dev, n: 3}, t, func() { d.Close(); l.Close() }, nil
+		},
+	}
+	var out, errOut bytes.Buffer
+	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := runRun(ctx, env, opts)
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 {
+		t.Fatalf("err = %v\n%s", err, out.String())
+	}
+	s := readSummary(t, opts.Summary)
+	sc := s.Scripts[0]
+	if sc.Status != "error" || !strings.Contains(sc.Reason, "device lost during task") || !strings.Contains(sc.Reason, "shop-checkout.yaml:") {
+		t.Fatalf("script summary = %+v", sc)
+	}
+	if sc.Steps["total"] != 18 || sc.Steps["failed"] != 1 || sc.Steps["passed"]+sc.Steps["skipped"] != 17 {
+		t.Errorf("steps = %v, want all 18 recorded", sc.Steps)
+	}
+	html, err := os.ReadFile(sc.Report)
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if !strings.Contains(string(html), "device lost during task") {
+		t.Errorf("report does not say where and why the run stopped")
+	}
+}
