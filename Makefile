@@ -2,7 +2,7 @@
 # then vets and runs every test with the race detector.
 
 GO ?= go
-APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng fonts-noto-cjk chromium
+APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-noto-cjk chromium
 NPM_DIR := .cache/npm
 
 .PHONY: test deps deps-apt deps-npm vet bench fmt
