@@ -122,16 +122,20 @@ func TestRunThroughAdbServer(t *testing.T) {
 	t.Setenv("ADB_SERVER_SOCKET", "")
 	dir := t.TempDir()
 	junit := filepath.Join(dir, "junit.xml")
-	out, errOut, err := run(t, "run", "--device", dev.Serial, "--junit", junit, "--report-dir", dir, "../examples/login.yaml", "../examples/settings-toggle.yaml")
+	files := examples(t)
+	args := append([]string{"run", "--device", dev.Serial, "--junit", junit, "--report-dir", dir}, files...)
+	out, errOut, err := run(t, args...)
 	if err != nil {
 		t.Fatalf("apex run: %v\n%s\n%s", err, out, errOut)
 	}
 	j := readJUnit(t, junit)
-	if len(j.Suites) != 2 || j.Failures+j.Errors != 0 || j.Tests != 4 {
+	if len(j.Suites) != len(files) || j.Failures+j.Errors != 0 || j.Tests < 2*len(files) {
 		t.Fatalf("JUnit: %+v", j)
 	}
-	if !strings.Contains(out, "PASS ../examples/login.yaml") {
-		t.Errorf("output:\n%s", out)
+	for _, f := range files {
+		if !strings.Contains(out, "PASS "+f) {
+			t.Errorf("%s did not pass through the adb server:\n%s", f, out)
+		}
 	}
 }
 
