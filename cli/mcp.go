@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/mcp"
+	"github.com/apexagent/apex/sim/lab"
+	"github.com/spf13/cobra"
+)
+
+// MCPOptions are the inputs of `apex mcp`.
+type MCPOptions struct {
+	Sim    bool     // --sim: add a simulated phone
+	Apps   []string // --app: app specs for the simulated phone
+	ADB    bool     // --adb: list the adb server's devices too
+	HTTP   string   // --http: serve streamable HTTP on this address instead of stdio
+	Token  string   // --token (or APEX_MCP_TOKEN): bearer token for HTTP
+	Policy string   // --policy
+	Idle   time.Duration
+}
+
+func newCmdMCP(env *Env) *cobra.Command {
+	opts := &MCPOptions{ADB: true}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve devices and the action space to LLM agents over MCP",
+		Long: `Serve Apex over the Model Context Protocol, so agents in Claude, Cursor,
+Codex and other MCP hosts drive phones with no glue code. Tools: device_list,
+device_open, device_screenshot, device_close, observe, scene_diff, one tool
+per action of the device's platform (tap, input, scroll, …), and act, assert
+and query. A device opened by one session is refused to the others until it
+is closed, the session ends, or it stays idle for --idle.
+
+By default it speaks MCP on stdin/stdout; --http serves streamable HTTP
+instead (a bearer token is required unless bound to loopback). --policy
+limits the tools: readonly (observe and screenshots), standard, or full
+(adds app_install and shell). See docs/mcp.md for host configuration.`,
+		Example: `  apex mcp --sim
+  apex mcp --http 127.0.0.1:7300
+  APEX_MCP_TOKEN=secret apex mcp --http 0.0.0.0:7300 --policy readonly`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Token == "" {
+				opts.Token = os.Getenv("APEX_MCP_TOKEN")
+			}
+			return mcpRun(cmd.Context(), env, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Sim, "sim", false, "add a simulated phone started in this process")
+	f.StringArrayVar(&opts.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
+	f.BoolVar(&opts.ADB, "adb", opts.ADB, "offer the devices of the adb server (--adb=false with --sim: the simulated phone only)")
+	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:7300) instead of stdio")
+	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
+	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
+	f.DurationVar(&opts.Idle, "idle", mcp.DefaultIdleTimeout, "release a device after this long without a tool call")
+	return cmd
+}
+
+func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
+	policy, err := mcp.ParsePolicy(opts.Policy)
+	if err != nil {
+		return fmt.Errorf("--policy: %w", err)
+	}
+	if len(opts.Apps) > 0 && !opts.Sim {
+		return fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
+	}
+	if !opts.ADB && !opts.Sim {
+		return fmt.Errorf("--adb=false leaves no devices: add --sim")
+	}
+	var hosts []device.Host
+	if opts.ADB {
+		hs, err := deviceHosts(env)
+		if err != nil {
+			return err
+		}
+		hosts = append(hosts, hs...)
+	}
+	if opts.Sim {
+		l, err := lab.Start(ctx, lab.Options{Android: 1, AppFiles: opts.Apps, PortBase: 0, Log: env.Log})
+		if err != nil {
+			return fmt.Errorf("starting the simulated phone: %w", err)
+		}
+		defer l.Close()
+		var addrs []string
+		for _, d := range l.Devices() {
+			addrs = append(addrs, d.Addr)
+		}
+		hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
+	}
+	if opts.HTTP != "" {
+		ln, err := mcp.ListenHTTP(opts.HTTP, &mcp.HTTPOptions{Token: opts.Token})
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		srv, err := newMCPServer(env, hosts, policy, opts.Idle)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Err, "apex mcp: serving MCP over HTTP on http://%s/mcp (policy %s)\n", ln.Addr(), policy)
+		return srv.ServeHTTP(ctx, ln, &mcp.HTTPOptions{Token: opts.Token})
+	}
+	srv, err := newMCPServer(env, hosts, policy, opts.Idle)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx)
+}
+
+func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, idle time.Duration) (*mcp.Server, error) {
+	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: idle, Log: env.Log, Version: Version, AI: mcpAI(env)})
+}
+
+// mcpAI is the AI runtime behind act, assert and query; nil until package
+// agent is wired in, and the tools then say so.
+func mcpAI(env *Env) mcp.AI { return nil }

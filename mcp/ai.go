@@ -1,0 +1,152 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// AI answers the act, assert and query tools: Apex's AI runtime (package
+// agent) through a small adapter, or the offline rule planner behind it
+// when no model is configured. Implementations must be safe for concurrent
+// use; the server calls at most one method at a time per device.
+type AI interface {
+	// Act carries out a natural-language goal on the device.
+	Act(ctx context.Context, t Task) (*Outcome, error)
+	// Assert checks that t.Goal holds on the device now.
+	Assert(ctx context.Context, t Task) (*Verdict, error)
+	// Query answers t.Goal about the screen; kind is "", "boolean",
+	// "number" or "string".
+	Query(ctx context.Context, t Task, kind string) (any, error)
+}
+
+// Task is what an AI call works on.
+type Task struct {
+	Goal     string
+	Driver   device.Driver
+	DeviceID string
+	Space    *action.Space
+}
+
+// Outcome is how an act ended.
+type Outcome struct {
+	Status  string `json:"status"`
+	Summary string `json:"summary"`
+	Steps   int    `json:"steps"`
+}
+
+// Verdict is an assertion's answer. Review marks a verdict too uncertain to
+// trust without a person.
+type Verdict struct {
+	Pass       bool    `json:"pass"`
+	Confidence float64 `json:"confidence"`
+	Evidence   string  `json:"evidence"`
+	Review     bool    `json:"review,omitempty"`
+}
+
+// ErrNoAI is what the AI tools return when the server has no AI runtime.
+var ErrNoAI = errors.New("this Apex build has no AI runtime: act, assert and query need package agent wired into `apex mcp` (use observe and the action tools meanwhile)")
+
+type aiIn struct {
+	Device string `json:"device" jsonschema:"the device id from device_open"`
+	Goal   string `json:"goal" jsonschema:"what to do, in plain words, e.g. add the first result to the cart"`
+}
+
+type assertIn struct {
+	Device    string `json:"device" jsonschema:"the device id from device_open"`
+	Assertion string `json:"assertion" jsonschema:"what should be true on screen now, e.g. the cart shows 2 items"`
+}
+
+type queryIn struct {
+	Device   string `json:"device" jsonschema:"the device id from device_open"`
+	Question string `json:"question" jsonschema:"what to read from the screen, e.g. the price of the first item"`
+	Kind     string `json:"kind,omitempty" jsonschema:"the answer's type: string (default), number or boolean" enum:"string,number,boolean"`
+}
+
+func (s *Server) addAITools() {
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "act",
+		Description: "Carry out a goal on the device in plain words (several steps: observe, tap, type, scroll, …), answered by Apex's AI runtime or, with no model configured, its rule planner."},
+		s.act)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "assert", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		Description: "Check that something holds on the device's screen now. Returns pass or fail, a confidence and the evidence; uncertain verdicts are flagged for review."},
+		s.assert)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "query", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+		Description: "Read a value from the device's screen (a price, a count, whether something is on), answered as a string, number or boolean."},
+		s.query)
+}
+
+func (s *Server) aiTask(req *sdk.CallToolRequest, dev, goal, what string) (*lease, Task, error) {
+	if strings.TrimSpace(goal) == "" {
+		return nil, Task{}, fmt.Errorf("%s is required", what)
+	}
+	if s.opts.AI == nil {
+		if _, err := s.held(req.Session, dev); err != nil {
+			return nil, Task{}, err
+		}
+		return nil, Task{}, ErrNoAI
+	}
+	// The lease stays locked for the whole task; the caller unlocks.
+	l, err := s.acquire(req.Session, dev)
+	if err != nil {
+		return nil, Task{}, err
+	}
+	return l, Task{Goal: goal, Driver: l.driver, DeviceID: l.target.ID, Space: l.space}, nil
+}
+
+func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*sdk.CallToolResult, any, error) {
+	l, t, err := s.aiTask(req, in.Device, in.Goal, "goal")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.mu.Unlock()
+	out, err := s.opts.AI.Act(ctx, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("act on %s: %w", t.DeviceID, err)
+	}
+	return jsonResult(out)
+}
+
+func (s *Server) assert(ctx context.Context, req *sdk.CallToolRequest, in assertIn) (*sdk.CallToolResult, any, error) {
+	l, t, err := s.aiTask(req, in.Device, in.Assertion, "assertion")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.mu.Unlock()
+	v, err := s.opts.AI.Assert(ctx, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("assert on %s: %w", t.DeviceID, err)
+	}
+	return jsonResult(v)
+}
+
+func (s *Server) query(ctx context.Context, req *sdk.CallToolRequest, in queryIn) (*sdk.CallToolResult, any, error) {
+	l, t, err := s.aiTask(req, in.Device, in.Question, "question")
+	if err != nil {
+		return nil, nil, err
+	}
+	kind := in.Kind
+	if kind == "string" {
+		kind = ""
+	}
+	defer l.mu.Unlock()
+	v, err := s.opts.AI.Query(ctx, t, kind)
+	if err != nil {
+		return nil, nil, fmt.Errorf("query on %s: %w", t.DeviceID, err)
+	}
+	return jsonResult(map[string]any{"answer": v})
+}
+
+// jsonResult returns v as indented JSON text and as structured content.
+func jsonResult(v any) (*sdk.CallToolResult, any, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil, nil
+}

@@ -1,0 +1,138 @@
+package mcp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/mcp"
+)
+
+func TestSecondSessionIsRefused(t *testing.T) {
+	l, hosts := simHosts(t, 2)
+	id, other := simID(l, 0), simID(l, 1)
+	s := newServer(t, &mcp.Options{Hosts: hosts})
+	a, b := connect(t, s), connect(t, s)
+
+	a.ok("device_open", map[string]any{"device": id})
+	want := "device " + id + " is in use by another session"
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"device_open", map[string]any{"device": id}},
+		{"device_open", map[string]any{"device": l.Devices()[0].Serial}},
+		{"observe", map[string]any{"device": id}},
+		{"tap", map[string]any{"device": id, "locate": "Shop"}},
+		{"device_screenshot", map[string]any{"device": id}},
+		{"device_close", map[string]any{"device": id}},
+	} {
+		if msg := b.fails(tc.tool, tc.args); !strings.Contains(msg, want) {
+			t.Errorf("%s by the second session: %q, want %q", tc.tool, msg, want)
+		}
+	}
+	if list := b.ok("device_list", nil); !strings.Contains(list, "in use by another session") {
+		t.Errorf("device_list for the second session:\n%s", list)
+	}
+	// The other phone is free, and the first session keeps driving its own.
+	b.ok("device_open", map[string]any{"device": other})
+	a.ok("observe", map[string]any{"device": id})
+	if msg := a.fails("observe", map[string]any{"device": other}); !strings.Contains(msg, "in use by another session") {
+		t.Errorf("first session on the second's device: %s", msg)
+	}
+
+	a.ok("device_close", map[string]any{"device": id})
+	b.ok("device_open", map[string]any{"device": id})
+	b.ok("observe", map[string]any{"device": id})
+}
+
+func TestSessionEndReleases(t *testing.T) {
+	l, hosts := simHosts(t, 1)
+	id := simID(l, 0)
+	s := newServer(t, &mcp.Options{Hosts: hosts})
+	a, b := connect(t, s), connect(t, s)
+	a.ok("device_open", map[string]any{"device": id})
+	b.fails("device_open", map[string]any{"device": id})
+	a.cs.Close()
+	// The release runs when the server sees the session end; wait for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		r := b.call("device_open", map[string]any{"device": id})
+		if !r.IsError {
+			break
+		}
+		if !strings.Contains(textOf(r), "in use by another session") {
+			t.Fatalf("device_open after the owner left: %s", textOf(r))
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the device was not released when its session ended")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	b.ok("observe", map[string]any{"device": id})
+}
+
+func TestIdleLeaseEnds(t *testing.T) {
+	l, hosts := simHosts(t, 1)
+	id := simID(l, 0)
+	clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := newServer(t, &mcp.Options{Hosts: hosts, IdleTimeout: time.Minute, Now: clk.Now})
+	a, b := connect(t, s), connect(t, s)
+	a.ok("device_open", map[string]any{"device": id})
+	clk.Add(50 * time.Second)
+	a.ok("observe", map[string]any{"device": id}) // a tool call keeps the lease
+	clk.Add(50 * time.Second)
+	b.fails("device_open", map[string]any{"device": id})
+	if n := s.Sweep(); n != 0 {
+		t.Errorf("Sweep ended %d leases in use", n)
+	}
+	clk.Add(11 * time.Second)
+	if list := b.ok("device_list", nil); !strings.Contains(list, "free") {
+		t.Errorf("device_list after the idle timeout:\n%s", list)
+	}
+	b.ok("device_open", map[string]any{"device": id})
+	if msg := a.fails("observe", map[string]any{"device": id}); !strings.Contains(msg, "in use by another session") {
+		t.Errorf("the idle session after takeover: %s", msg)
+	}
+
+	clk.Add(2 * time.Minute)
+	if n := s.Sweep(); n != 1 {
+		t.Errorf("Sweep ended %d leases, want 1", n)
+	}
+	if msg := b.fails("observe", map[string]any{"device": id}); !strings.Contains(msg, "not open in this session") {
+		t.Errorf("after the sweep: %s", msg)
+	}
+}
+
+func TestDeviceErrors(t *testing.T) {
+	l, hosts := simHosts(t, 1)
+	s := newServer(t, &mcp.Options{Hosts: hosts})
+	c := connect(t, s)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"device_open", map[string]any{"device": "nosuch"}, `device "nosuch"`},
+		{"observe", map[string]any{}, `missing properties: ["device"]`},
+		{"observe", map[string]any{"device": " "}, "device is required"},
+		{"tap", map[string]any{"locate": "Shop"}, "device is required"},
+		{"tap", map[string]any{"device": 7, "locate": "Shop"}, "device must be a string"},
+		{"scene_diff", map[string]any{"device": simID(l, 0)}, "call device_open first"},
+	} {
+		if msg := c.fails(tc.tool, tc.args); !strings.Contains(msg, tc.want) {
+			t.Errorf("%s(%v): %q, want %q", tc.tool, tc.args, msg, tc.want)
+		}
+	}
+	// A partial id opens the one device it names; tools then want the full id.
+	open := c.ok("device_open", map[string]any{"device": "sim"})
+	if !strings.Contains(open, simID(l, 0)) {
+		t.Errorf("device_open by part of the id: %s", open)
+	}
+	if msg := c.fails("scene_diff", map[string]any{"device": simID(l, 0)}); !strings.Contains(msg, "call observe first") {
+		t.Errorf("scene_diff before observe: %s", msg)
+	}
+}

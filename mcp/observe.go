@@ -1,0 +1,186 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/scene"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type observeIn struct {
+	Device     string `json:"device" jsonschema:"the device id from device_open"`
+	Budget     int    `json:"budget,omitempty" jsonschema:"the most bytes of scene text to return (default 5000); less important elements are dropped first"`
+	Screenshot bool   `json:"screenshot,omitempty" jsonschema:"also return a screenshot"`
+	MaxSize    int    `json:"maxSize,omitempty" jsonschema:"with screenshot: its longest side in pixels (default 1024)"`
+}
+
+// maxBudget bounds the scene budget a caller may ask for.
+const maxBudget = 1 << 20
+
+func (s *Server) addObserveTools() {
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "observe", Annotations: ro,
+		Description: "Read the screen of an open device as a Scene: one line per element with its id (e1, e2, …), type, text, and the point a tap lands on. Ids stay valid until the screen changes; action tools accept them. Optionally adds a screenshot."},
+		s.observe)
+	sdk.AddTool(s.srv, &sdk.Tool{Name: "scene_diff", Annotations: ro,
+		Description: "Observe again and say what changed since the last observation: elements that appeared, disappeared or changed state. The new observation becomes the last one (ids refer to it)."},
+		s.sceneDiff)
+}
+
+func (s *Server) observe(ctx context.Context, req *sdk.CallToolRequest, in observeIn) (*sdk.CallToolResult, any, error) {
+	if in.Budget < 0 || in.Budget > maxBudget {
+		return nil, nil, fmt.Errorf("budget %d: give a number of bytes up to %d, or leave it out for %d", in.Budget, maxBudget, scene.DefaultBudget)
+	}
+	if err := checkMaxSize(in.MaxSize); err != nil {
+		return nil, nil, err
+	}
+	l, err := s.acquire(req.Session, in.Device)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.mu.Unlock()
+	sc, err := observeScene(ctx, l.driver, in.Budget)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.scene = sc
+	res := text(sc.Text())
+	if in.Screenshot {
+		img, err := screenshot(ctx, l.driver, in.MaxSize)
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Content = append(res.Content, &sdk.ImageContent{Data: img.png, MIMEType: "image/png"}, &sdk.TextContent{Text: img.caption(l.target.ID)})
+	}
+	return res, nil, nil
+}
+
+func (s *Server) sceneDiff(ctx context.Context, req *sdk.CallToolRequest, in deviceIn) (*sdk.CallToolResult, any, error) {
+	l, err := s.acquire(req.Session, in.Device)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer l.mu.Unlock()
+	if l.scene == nil {
+		return nil, nil, fmt.Errorf("no observation of %s yet: call observe first", l.target.ID)
+	}
+	sc, err := observeScene(ctx, l.driver, l.scene.Budget)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := scene.Diff(l.scene, sc)
+	l.scene = sc
+	return text(diffText(d, sc)), nil, nil
+}
+
+// observeScene reads the device's UI source into a Scene within budget
+// bytes (0: the default).
+func observeScene(ctx context.Context, d device.Driver, budget int) (*scene.Scene, error) {
+	src, err := d.Source(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the screen: %w", err)
+	}
+	sc, err := scene.FromSource(src.Data, &scene.Options{Budget: budget})
+	if err != nil {
+		return nil, fmt.Errorf("read the screen: %w", err)
+	}
+	return sc, nil
+}
+
+// diffText renders a Delta for a model, with the new elements' ids.
+func diffText(d scene.Delta, now *scene.Scene) string {
+	if d.Empty() {
+		return "no change since the last observation\n"
+	}
+	var b strings.Builder
+	if app := now.Package; app != "" {
+		fmt.Fprintf(&b, "app=%s\n", app)
+	}
+	for _, e := range d.Appeared {
+		fmt.Fprintf(&b, "+ %s\n", elementLine(e))
+	}
+	for _, e := range d.Disappeared {
+		fmt.Fprintf(&b, "- %s\n", strings.TrimPrefix(elementLine(e), e.ID+" "))
+	}
+	for _, c := range d.Changed {
+		fmt.Fprintf(&b, "~ %s (%s; was %s)\n", elementLine(c.After), strings.Join(c.Fields, ", "), strings.TrimPrefix(elementLine(c.Before), c.Before.ID+" "))
+	}
+	b.WriteString("ids now refer to this observation\n")
+	return b.String()
+}
+
+// elementLine is a short description of one element.
+func elementLine(e scene.Element) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", e.ID, e.Type)
+	if e.Text != "" {
+		fmt.Fprintf(&b, " %q", e.Text)
+	}
+	if e.Desc != "" && e.Desc != e.Text {
+		fmt.Fprintf(&b, " desc=%q", e.Desc)
+	}
+	if e.ResourceID != "" {
+		fmt.Fprintf(&b, " id=%s", e.ResourceID)
+	}
+	return b.String()
+}
+
+var sceneID = regexp.MustCompile(`^e[0-9]+$`)
+
+// refersToObservation reports the scene id a locator names, if any: "e7"
+// as the whole prompt or as its id.
+func refersToObservation(loc action.Locator) (string, bool) {
+	if sceneID.MatchString(loc.ID) {
+		return loc.ID, true
+	}
+	if p := strings.TrimSpace(loc.Prompt); sceneID.MatchString(p) && loc.ID == "" {
+		return p, true
+	}
+	return "", false
+}
+
+// resolver finds locators for an action tool. An element id (e7) refers to
+// the last observation, provided the screen still shows it; text and
+// descriptions are found on a fresh observation. Every target found is
+// recorded so the tool can say what it acted on.
+type resolver struct {
+	l     *lease
+	found []string
+}
+
+func (r *resolver) Resolve(ctx context.Context, loc action.Locator) (action.Target, error) {
+	fresh, err := observeScene(ctx, r.l.driver, 0)
+	if err != nil {
+		return action.Target{}, err
+	}
+	sc := fresh
+	if id, ok := refersToObservation(loc); ok {
+		last := r.l.scene
+		if last == nil {
+			return action.Target{}, fmt.Errorf("%s is an element id, but %s has not been observed yet: call observe and use an id from it: %w", id, r.l.target.ID, action.ErrNotFound)
+		}
+		if last.Fingerprint() != fresh.Fingerprint() {
+			return action.Target{}, fmt.Errorf("the screen changed since the last observation, so %s may now be another element: call observe (or scene_diff) and use a current id: %w", id, action.ErrNotFound)
+		}
+		sc = last
+	}
+	t, err := locate.New(sc).Resolve(ctx, loc)
+	if err != nil {
+		return t, err
+	}
+	r.found = append(r.found, targetText(loc, t))
+	return t, nil
+}
+
+func targetText(loc action.Locator, t action.Target) string {
+	if t.Element != nil {
+		return fmt.Sprintf("%s → %s at (%d, %d)", loc, elementLine(*t.Element), t.Point.X, t.Point.Y)
+	}
+	return fmt.Sprintf("%s → (%d, %d)", loc, t.Point.X, t.Point.Y)
+}
