@@ -3,6 +3,7 @@ package android
 import (
 	"context"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -64,19 +65,60 @@ func (h *Host) Targets(ctx context.Context) ([]device.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing adb devices: %w", err)
 	}
-	ts := make([]device.Target, len(devs))
+	ts := h.targets(devs)
 	var wg sync.WaitGroup
 	for i, d := range devs {
-		ts[i] = device.Target{
-			ID: device.QualifiedID(h.Name(), d.Serial), Host: h.Name(), Serial: d.Serial,
-			Platform: device.Android, State: d.State, Model: d.Model, Hint: d.Hint(),
-		}
 		if d.State == "device" {
 			wg.Go(func() { label(ctx, h.c.Device(d.Serial), &ts[i]) })
 		}
 	}
 	wg.Wait()
 	return ts, nil
+}
+
+// targets names the server's devices as this host's targets, each with
+// the hint for its state.
+func (h *Host) targets(devs []adb.DeviceInfo) []device.Target {
+	ts := make([]device.Target, len(devs))
+	for i, d := range devs {
+		ts[i] = device.Target{
+			ID: device.QualifiedID(h.Name(), d.Serial), Host: h.Name(), Serial: d.Serial,
+			Platform: device.Android, State: d.State, Model: d.Model, Hint: d.Hint(),
+		}
+	}
+	return ts
+}
+
+// Watch yields the server's devices each time the list changes
+// (host:track-devices), starting with the current list, until ctx is done
+// or the loop stops (neither is an error); a server that goes away yields
+// its error once and ends the sequence. The targets are not labelled with their resolution
+// (that costs a shell call per device per change): call Targets for it.
+func (h *Host) Watch(ctx context.Context) iter.Seq2[[]device.Target, error] {
+	return func(yield func([]device.Target, error) bool) {
+		if h.opts.StartServer {
+			if err := h.c.StartServer(ctx); err != nil {
+				if ctx.Err() == nil {
+					yield(nil, fmt.Errorf("watching adb devices: %w", err))
+				}
+				return
+			}
+		}
+		for devs, err := range h.c.TrackDevices(ctx) {
+			if err != nil && ctx.Err() != nil {
+				return // the caller stopped watching: not a failure
+			}
+			if err != nil {
+				if !yield(nil, fmt.Errorf("watching adb devices: %w", err)) {
+					return
+				}
+				continue
+			}
+			if !yield(h.targets(devs), nil) {
+				return
+			}
+		}
+	}
 }
 
 // label fills a target's resolution (and model, if missing) from the
