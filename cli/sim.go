@@ -11,6 +11,8 @@ import (
 // simOptions are the flags of `apex sim`.
 type simOptions struct {
 	Android   int
+	IOS       int
+	WDAPort   int
 	Apps      []string
 	Seed      int64
 	PortBase  int
@@ -18,33 +20,47 @@ type simOptions struct {
 }
 
 func newCmdSim(env *Env) *cobra.Command {
-	opts := simOptions{Android: 1, PortBase: lab.DefaultPortBase}
+	opts := simOptions{Android: 1, PortBase: lab.DefaultPortBase, WDAPort: DefaultWDAPort}
 	cmd := &cobra.Command{
 		Use:   "sim",
-		Short: "Run simulated phones that adb (and Apex) can connect to",
+		Short: "Run simulated phones that adb, WebDriverAgent clients (and Apex) can connect to",
 		Long: `Run simulated Android phones, each serving adbd on a loopback TCP port, until
 interrupted (Ctrl-C). Attach one with the printed "adb connect" command, then
 use it like any device: adb shell, adb install, scrcpy-free screenshots, …
+
+--ios N adds N simulated iPhones (only iPhones unless --android is given),
+each serving the WebDriverAgent HTTP API at the printed URL
+(http://127.0.0.1:8100, 8101, …): use it with --device wda:URL.
 
 Apps come from the built-ins plus any --app YAML specs (docs/sim-apps.md).
 --state-addr serves the apps' state as JSON on loopback for test suites:
 GET /devices and GET /devices/{serial}/state/{package}.`,
 		Example: `  apex sim
   apex sim --android 3 --app myapp.yaml --state-addr 127.0.0.1:7000
-  adb connect 127.0.0.1:6520 && adb -s 127.0.0.1:6520 shell wm size`,
+  adb connect 127.0.0.1:6520 && adb -s 127.0.0.1:6520 shell wm size
+  apex sim --ios 2 && curl http://127.0.0.1:8100/status`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.IOS > 0 && !cmd.Flags().Changed("android") {
+				opts.Android = 0
+			}
 			return simRun(cmd.Context(), env, opts, simReady)
 		},
 	}
 	f := cmd.Flags()
 	f.IntVar(&opts.Android, "android", opts.Android, "number of simulated Android phones")
+	f.IntVar(&opts.IOS, "ios", 0, "number of simulated iPhones (WebDriverAgent over HTTP)")
+	f.IntVar(&opts.WDAPort, "wda-port-base", opts.WDAPort, "first WebDriverAgent port (iPhone i listens on base+i); 0 picks free ports")
 	f.StringArrayVar(&opts.Apps, "app", nil, "YAML app spec to install on every phone (repeatable)")
 	f.Int64Var(&opts.Seed, "seed", 0, "random seed (phone i uses seed+i): same seed, same popups")
 	f.IntVar(&opts.PortBase, "port-base", opts.PortBase, "first adbd port (phone i listens on base+i); 0 picks free ports")
 	f.StringVar(&opts.StateAddr, "state-addr", "", "serve app state as JSON on this loopback address (e.g. 127.0.0.1:7000)")
 	return cmd
 }
+
+// DefaultWDAPort is WebDriverAgent's usual port, the first `apex sim --ios`
+// uses.
+const DefaultWDAPort = 8100
 
 // simReady, when set (by tests), is called once `apex sim` has printed its
 // devices.
@@ -56,11 +72,11 @@ func simRun(ctx context.Context, env *Env, opts simOptions, ready func(*lab.Lab)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if opts.Android < 1 {
-		return fmt.Errorf("--android %d: run at least one phone", opts.Android)
+	if opts.Android < 0 || opts.IOS < 0 || opts.Android+opts.IOS < 1 {
+		return fmt.Errorf("--android %d --ios %d: run at least one phone", opts.Android, opts.IOS)
 	}
-	l, err := lab.Start(ctx, lab.Options{Android: opts.Android, AppFiles: opts.Apps, Seed: opts.Seed,
-		PortBase: opts.PortBase, StateAddr: opts.StateAddr, Log: env.Log})
+	l, err := lab.Start(ctx, lab.Options{Android: opts.Android, IOS: opts.IOS, AppFiles: opts.Apps, Seed: opts.Seed,
+		PortBase: opts.PortBase, WDAPortBase: opts.WDAPort, StateAddr: opts.StateAddr, Log: env.Log})
 	if err != nil {
 		return err
 	}
@@ -74,8 +90,15 @@ func simRun(ctx context.Context, env *Env, opts simOptions, ready func(*lab.Lab)
 			return err
 		}
 	} else {
-		for i, d := range l.Devices() {
-			fmt.Fprintf(env.Out, "android-%d\tadb\t%s\t%s\t(%s)\n", i+1, d.Addr, d.Info().Connect, d.Info().Model)
+		na, ni := 0, 0
+		for _, d := range l.Devices() {
+			if d.Platform == "ios" {
+				ni++
+				fmt.Fprintf(env.Out, "ios-%d\twda\t%s\t%s\t(%s)\n", ni, d.URL, d.Info().Connect, d.Info().Model)
+				continue
+			}
+			na++
+			fmt.Fprintf(env.Out, "android-%d\tadb\t%s\t%s\t(%s)\n", na, d.Addr, d.Info().Connect, d.Info().Model)
 		}
 		if u := l.StateURL(); u != "" {
 			fmt.Fprintf(env.Out, "state\thttp\t%s/devices\n", u)

@@ -60,8 +60,14 @@ func (p *Phone) layout() *screenLayout {
 	scale := float64(p.density) / 160
 	dp := func(v float64) int { return int(v*scale + 0.5) }
 	sb, nb := dp(24), dp(48)
+	if p.ios {
+		sb, nb = dp(iosStatusBar), dp(iosHomeIndicator)
+	}
 	L.status = p.statusBar(now, sb)
 	L.nav = p.navBar(nb)
+	if p.ios {
+		defer p.iosify(L, now)
+	}
 	if p.locked {
 		L.app = p.keyguard(now, sb, nb)
 		return L
@@ -118,7 +124,7 @@ func (c *layoutCtx) appWindow(content image.Rectangle) *view {
 	scope := &evalScope{app: a}
 	body := content
 	if sc.AppBar == nil || *sc.AppBar {
-		bar := c.appBar(sc, image.Rect(content.Min.X, content.Min.Y, content.Max.X, content.Min.Y+c.dp(64)), scope)
+		bar := c.appBar(sc, image.Rect(content.Min.X, content.Min.Y, content.Max.X, content.Min.Y+c.dp(c.p.appBarHeight())), scope)
 		frame.children = append(frame.children, bar)
 		body.Min.Y = bar.r.Max.Y
 	}

@@ -35,6 +35,9 @@ type Options struct {
 	Seed  int64
 	Clock Clock
 	Log   *slog.Logger
+	// Platform is "android" (the default) or "ios": an iPhone of 1170×2532
+	// px at scale 3 (see ios.go) whose face is the XCUITest tree.
+	Platform string
 }
 
 // Phone is a simulated Android phone. All methods are safe for concurrent
@@ -65,6 +68,8 @@ type Phone struct {
 	rnd        *rand.Rand
 	version    uint64 // bumped on every change of what is on screen
 	shot       shotCache
+	stale      staleTree // see stale.go
+	ios        bool
 }
 
 var _ adbd.Phone = (*Phone)(nil)
@@ -91,6 +96,9 @@ func NewPhone(opts Options) (*Phone, error) {
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := p.applyPlatform(opts.Platform); err != nil {
+		return nil, err
 	}
 	if p.clock == nil {
 		p.clock = realClock{}

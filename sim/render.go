@@ -14,6 +14,7 @@ type renderer struct {
 	scale float64
 	prim  color.RGBA
 	dark  bool
+	ios   bool
 }
 
 func (p *Phone) draw(dst *image.RGBA, L *screenLayout) {
@@ -21,7 +22,7 @@ func (p *Phone) draw(dst *image.RGBA, L *screenLayout) {
 	if L.off {
 		return
 	}
-	rd := &renderer{dst: dst, scale: float64(p.density) / 160, prim: defPrim, dark: L.dark}
+	rd := &renderer{dst: dst, scale: float64(p.density) / 160, prim: defPrim, dark: L.dark, ios: p.ios}
 	if a := p.apps[p.fg]; a != nil && !p.locked && !p.inOverview {
 		if c, err := parseColor(a.spec.Theme.Primary); err == nil {
 			rd.prim = c
@@ -37,6 +38,10 @@ func (p *Phone) draw(dst *image.RGBA, L *screenLayout) {
 	}
 	if L.toast != nil {
 		rd.view(dst, L.toast)
+	}
+	if p.ios {
+		rd.iosChrome(dst, L)
+		return
 	}
 	sbBg := color.RGBA{20, 20, 24, 255}
 	if !p.locked && !p.inOverview {
@@ -81,6 +86,9 @@ func (rd *renderer) fg(v *view) color.RGBA {
 }
 
 func (rd *renderer) drawSelf(dst *image.RGBA, v *view) {
+	if rd.ios && rd.iosSelf(dst, v) {
+		return
+	}
 	r := v.r
 	switch v.kind {
 	case "window", "keyguard":

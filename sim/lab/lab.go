@@ -1,5 +1,5 @@
-// Package lab runs a set of simulated phones, each serving adbd on its own
-// loopback TCP port, plus an optional loopback HTTP endpoint that reports
+// Package lab runs a set of simulated phones, each serving adbd (Android)
+// or WebDriverAgent over HTTP (iOS) on its own loopback TCP port, plus an optional loopback HTTP endpoint that reports
 // the apps' state for tests.
 package lab
 
@@ -16,18 +16,23 @@ import (
 
 	"github.com/apexagent/apex/sim"
 	"github.com/apexagent/apex/sim/adbd"
+	"github.com/apexagent/apex/sim/wda"
 )
 
 // Options configure a lab. The zero value starts one device on a free port
 // with the built-in apps and no HTTP endpoint.
 type Options struct {
-	Android  int      // number of Android devices (0 = 1)
+	Android  int      // number of Android devices (0 = 1 unless IOS is set)
+	IOS      int      // number of simulated iPhones, served as WebDriverAgent
 	AppFiles []string // YAML app specs installed on every device
 	Seed     int64    // device i gets Seed+i
 	// PortBase is the first adbd port; device i listens on PortBase+i.
 	// 0 picks free ports. Ports 5555–5585 are refused: the adb server
 	// scans them and would list a device there twice.
 	PortBase int
+	// WDAPortBase is the first WebDriverAgent port; iPhone i listens on
+	// WDAPortBase+i. 0 picks free ports.
+	WDAPortBase int
 	// StateAddr is where the HTTP state endpoint listens ("" = none,
 	// "127.0.0.1:0" = a free port). Only loopback addresses are accepted.
 	StateAddr string
@@ -51,24 +56,36 @@ type Lab struct {
 	once    sync.Once
 }
 
-// Device is one simulated Android phone.
+// Device is one simulated phone.
 type Device struct {
-	Serial string // "127.0.0.1:PORT", as `adb connect` names it
-	Addr   string // the adbd TCP address
-	Phone  *sim.Phone
-	server *adbd.Server
-	once   sync.Once
-	done   chan struct{} // closed by Stop
+	Serial   string // "127.0.0.1:PORT", as `adb connect` names it
+	Addr     string // the adbd or WebDriverAgent TCP address
+	Platform string // "android" or "ios"
+	URL      string // iOS: the WebDriverAgent base URL, http://127.0.0.1:PORT
+	Phone    *sim.Phone
+	server   *adbd.Server
+	wda      *wda.Server
+	once     sync.Once
+	done     chan struct{} // closed by Stop
 }
 
-// Server returns the device's adbd (its file system, its phone).
+// Server returns an Android device's adbd (its file system, its phone);
+// nil for an iPhone.
 func (d *Device) Server() *adbd.Server { return d.server }
 
+// WDA returns an iPhone's WebDriverAgent server; nil for Android.
+func (d *Device) WDA() *wda.Server { return d.wda }
+
 // Stop closes the device's listener and every connection: the device
-// vanishes, as a phone unplugged.
+// vanishes, as a phone unplugged (or WebDriverAgent killed).
 func (d *Device) Stop() {
 	d.once.Do(func() {
-		d.server.Close()
+		if d.server != nil {
+			d.server.Close()
+		}
+		if d.wda != nil {
+			d.wda.Close()
+		}
 		close(d.done)
 	})
 }
@@ -77,11 +94,17 @@ func (d *Device) Stop() {
 // ctx closes the lab, as Close does.
 func Start(ctx context.Context, opts Options) (*Lab, error) {
 	n := opts.Android
-	if n == 0 {
+	if n == 0 && opts.IOS == 0 {
 		n = 1
 	}
 	if n < 0 || n > MaxDevices {
 		return nil, fmt.Errorf("lab: %d devices: use 1 to %d", n, MaxDevices)
+	}
+	if opts.IOS < 0 || opts.IOS > MaxDevices {
+		return nil, fmt.Errorf("lab: %d iPhones: use 0 to %d", opts.IOS, MaxDevices)
+	}
+	if opts.WDAPortBase < 0 || opts.WDAPortBase+opts.IOS-1 > 65535 {
+		return nil, fmt.Errorf("lab: WebDriverAgent port base %d with %d iPhones: use a base from 1024 to %d", opts.WDAPortBase, opts.IOS, 65536-opts.IOS)
 	}
 	if opts.PortBase < 0 || opts.PortBase+n-1 > 65535 {
 		return nil, fmt.Errorf("lab: port base %d with %d devices: use a base from 1024 to %d", opts.PortBase, n, 65536-n)
@@ -108,6 +131,14 @@ func Start(ctx context.Context, opts Options) (*Lab, error) {
 	l := &Lab{log: log}
 	for i := range n {
 		d, err := startDevice(i, opts, apps, log)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.devices = append(l.devices, d)
+	}
+	for i := range opts.IOS {
+		d, err := startIPhone(i, opts, apps, log)
 		if err != nil {
 			l.Close()
 			return nil, err
@@ -147,7 +178,33 @@ func startDevice(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*D
 			log.Error("lab: device stopped serving", "device", serial, "err", err)
 		}
 	}()
-	return &Device{Serial: serial, Addr: serial, Phone: phone, server: srv, done: make(chan struct{})}, nil
+	return &Device{Serial: serial, Addr: serial, Platform: sim.PlatformAndroid, Phone: phone, server: srv, done: make(chan struct{})}, nil
+}
+
+func startIPhone(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*Device, error) {
+	addr := "127.0.0.1:0"
+	if opts.WDAPortBase > 0 {
+		addr = "127.0.0.1:" + strconv.Itoa(opts.WDAPortBase+i)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("lab: iPhone %d: listen on %s: %w (is another `apex sim` running? try another --wda-port-base)", i+1, addr, err)
+	}
+	serial := ln.Addr().String()
+	phone, err := sim.NewPhone(sim.Options{Serial: serial, Platform: sim.PlatformIOS, Apps: apps, Seed: opts.Seed + int64(opts.Android+i),
+		Log: log.With("device", serial)})
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("lab: iPhone %d: %w", i+1, err)
+	}
+	srv := wda.NewServer(phone, &wda.Options{Log: log.With("device", serial)})
+	go func() {
+		if err := srv.Serve(ln); err != nil {
+			log.Error("lab: WebDriverAgent stopped serving", "device", serial, "err", err)
+		}
+	}()
+	return &Device{Serial: serial, Addr: serial, Platform: sim.PlatformIOS, URL: "http://" + serial, Phone: phone, wda: srv,
+		done: make(chan struct{})}, nil
 }
 
 // Devices returns the lab's devices in start order (stopped ones included).

@@ -8,16 +8,19 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/apexagent/apex/sim"
 	"github.com/apexagent/apex/sim/adbd"
 )
 
 // DeviceInfo is one entry of GET /devices (and of `apex sim --json`).
 type DeviceInfo struct {
 	Serial     string `json:"serial"`
-	Protocol   string `json:"protocol"` // "adb"
+	Protocol   string `json:"protocol"`      // "adb" or "wda"
+	Platform   string `json:"platform"`      // "android" or "ios"
+	URL        string `json:"url,omitempty"` // iOS: the WebDriverAgent base URL
 	Addr       string `json:"addr"`
 	Model      string `json:"model"`
-	Connect    string `json:"connect"` // the adb command that attaches it
+	Connect    string `json:"connect"` // how to attach it: the adb command, or Apex's --device flag
 	Foreground string `json:"foreground,omitempty"`
 	Online     bool   `json:"online"`
 }
@@ -25,7 +28,14 @@ type DeviceInfo struct {
 // Info describes the device.
 func (d *Device) Info() DeviceInfo {
 	pkg, _ := d.Phone.Foreground()
-	return DeviceInfo{Serial: d.Serial, Protocol: "adb", Addr: d.Addr, Model: d.Phone.Props()["ro.product.model"],
+	if d.Platform == sim.PlatformIOS {
+		if pkg == sim.Launcher {
+			pkg = sim.SpringBoard
+		}
+		return DeviceInfo{Serial: d.Serial, Protocol: "wda", Platform: d.Platform, URL: d.URL, Addr: d.Addr, Model: d.Phone.Model(),
+			Connect: "--device wda:" + d.URL, Foreground: pkg, Online: !d.stopped()}
+	}
+	return DeviceInfo{Serial: d.Serial, Protocol: "adb", Platform: sim.PlatformAndroid, Addr: d.Addr, Model: d.Phone.Props()["ro.product.model"],
 		Connect: "adb connect " + d.Addr, Foreground: pkg, Online: !d.stopped()}
 }
 
