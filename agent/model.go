@@ -1,0 +1,155 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/apexagent/apex/llm"
+)
+
+// Models gives each role its model client; *llm.Config does.
+type Models interface {
+	Client(role string) (llm.Client, error)
+}
+
+// configured reports whether m can give clients: not nil, and Configured
+// when it says.
+func configured(m Models) bool {
+	if m == nil {
+		return false
+	}
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+		return false
+	}
+	if c, ok := m.(interface{ Configured() bool }); ok {
+		return c.Configured()
+	}
+	return true
+}
+
+// ErrNeedsModel is returned for goals only a model can handle when none is
+// configured.
+var ErrNeedsModel = errors.New("needs a model")
+
+// ErrRawSource is returned (wrapped) when a prompt would carry raw UI XML.
+var ErrRawSource = errors.New("prompt contains raw UI source")
+
+// rawMarkers betray raw uiautomator or XCUITest source in a prompt.
+var rawMarkers = []string{"<?xml", "<hierarchy", "<node ", "<XCUIElementType", "<AppiumAUT"}
+
+// promptText is everything a request sends as text.
+func promptText(req *llm.Request) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		b.WriteString(m.Text)
+		b.WriteByte('\n')
+	}
+	for _, t := range req.Tools {
+		b.WriteString(t.Name)
+		b.WriteByte(' ')
+		b.WriteString(t.Description)
+		b.Write(t.Schema)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// countTokens counts prompt tokens; see tokens.go.
+var countTokens = approxTokens
+
+// approxTokens is a conservative estimate: a token per 3 bytes of ASCII
+// text and one per CJK character or other non-ASCII rune.
+func approxTokens(s string) int {
+	n, ascii := 0, 0
+	for _, r := range s {
+		if r < 0x80 {
+			ascii++
+			continue
+		}
+		n++
+	}
+	return n + (ascii+2)/3
+}
+
+// modelCall is the model_call event's payload.
+type modelCall struct {
+	Role         string    `json:"role"`
+	PromptTokens int       `json:"prompt_tokens"` // counted here before sending
+	Usage        llm.Usage `json:"usage"`         // as the model reported
+	Model        string    `json:"model,omitempty"`
+	Error        string    `json:"error,omitempty"`
+}
+
+// roleModel is one role's model, accounted on the task's bus.
+type roleModel struct {
+	role string
+	c    llm.Client
+	bus  *bus
+	mu   *sync.Mutex
+	// usage is the task's total; maxPrompt the largest prompt seen.
+	usage     *llm.Usage
+	maxPrompt *int
+}
+
+func (m *roleModel) complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	req.Role = m.role
+	text := promptText(req)
+	for _, mk := range rawMarkers {
+		if strings.Contains(text, mk) {
+			return nil, fmt.Errorf("agent: %s prompt: %w (%q)", m.role, ErrRawSource, mk)
+		}
+	}
+	tokens := countTokens(text)
+	resp, err := m.c.Complete(ctx, req)
+	call := modelCall{Role: m.role, PromptTokens: tokens}
+	status := StatusOK
+	if err != nil {
+		call.Error, status = err.Error(), StatusFailed
+	} else {
+		call.Usage, call.Model = resp.Usage, resp.Model
+	}
+	m.mu.Lock()
+	*m.usage = m.usage.Add(call.Usage)
+	*m.maxPrompt = max(*m.maxPrompt, tokens)
+	m.mu.Unlock()
+	m.bus.publish(ctx, m.role, RoleOrchestrator, EvModelCall, call, status, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s model: %w", m.role, err)
+	}
+	return resp, nil
+}
+
+// jsonObject extracts the first JSON object from a model's text answer,
+// leniently: code fences and prose around it are ignored.
+func jsonObject(text string) (json.RawMessage, error) {
+	start := strings.IndexAny(text, "{[")
+	if start < 0 {
+		return nil, fmt.Errorf("the answer holds no JSON: %q", truncate(text, 120))
+	}
+	dec := json.NewDecoder(strings.NewReader(text[start:]))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("the answer's JSON is malformed: %w", err)
+	}
+	return raw, nil
+}
+
+const plannerSystem = `You are the planner of a phone-automation agent. Turn the goal into at most 15 steps.
+Answer with JSON only: {"steps":[{"step_id":1,"action":"tap","target_text":"Search","value":"","expected_state":{"kind":"EXIST","target":"Results","value":""}}]}
+actions: tap, doubletap, longpress, input (value = text; target_text = the field), press (value = key), scroll (value = up/down; target_text = what to reveal), back, home, launch (target_text = package), wait (target_text or value = ms), check (expected_state only).
+expected_state kinds: EXIST, NOT_EXIST, TEXT_EQUALS, TEXT_CONTAINS, NUMERIC_GREATER, NUMERIC_LESS, CHECKED, NOT_CHECKED, LAYOUT_CHANGED; omit when unsure.
+Use the screen's visible texts as target_text. Do not repeat steps listed as done.`
+
+const executorSystem = `You are the executor of a phone-automation agent. Carry out exactly the one step given by calling one tool.
+Name elements by their id from the screen list, e.g. {"locate":{"id":"e7"}}. If you cannot call tools, answer JSON {"action":"Tap","params":{...}}.`
+
+const validatorSystem = `You are the validator of a phone-automation agent. Decide the assertion from the screen list only; never guess.
+Answer JSON only: {"pass":true,"confidence":0.95,"evidence":"e7 reads ..."}. confidence is how sure you are (0..1).`
+
+const querySystem = `You read a phone screen for a phone-automation agent. Answer the question from the screen list only.
+Answer JSON only: {"answer": ...} where answer is a %s.`

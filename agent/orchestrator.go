@@ -1,0 +1,480 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/scene"
+)
+
+// Task statuses (Result.Status).
+const (
+	Done           = "done"
+	Failed         = "failed"
+	ReviewRequired = "review_required"
+	Canceled       = "canceled"
+)
+
+// maxLoop is how often the same action may run on the same screen in one
+// task before the orchestrator calls it a loop.
+const maxLoop = 3
+
+// orchestrator owns one task's state machine and dispatches the roles. It
+// is the one place that knows where the task is.
+type orchestrator struct {
+	rt      *Runtime
+	task    Task
+	id      string
+	bus     *bus
+	obs     *observer
+	exec    *executor
+	trc     *tracer
+	planner *planner
+	judge   *roleModel // validator model; nil: rules only
+
+	steps     []Step
+	summaries []string
+	done      int
+	app       string         // the app the task started in
+	runs      map[string]int // loop detection: step + screen → executions
+	failedAt  map[string]string
+	replans   int
+	started   time.Time
+	planErr   error
+}
+
+func (o *orchestrator) state(ctx context.Context, s string) {
+	o.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvState, map[string]string{"state": s}, StatusInfo, 0)
+}
+
+func stepState(st Step, what string) string { return fmt.Sprintf("STEP_%d_%s", st.ID, what) }
+
+// observe publishes what the observer saw.
+func (o *orchestrator) observe(ctx context.Context, settle bool, why string) (*scene.Scene, error) {
+	var s *scene.Scene
+	var err error
+	if settle {
+		s, err = o.obs.settle(ctx)
+	} else {
+		s, err = o.obs.observe(ctx)
+	}
+	if err != nil {
+		o.bus.publish(ctx, RoleObserver, RoleOrchestrator, EvObserved, map[string]string{"error": err.Error(), "why": why}, StatusFailed, 0)
+		return nil, err
+	}
+	o.bus.publish(ctx, RoleObserver, RoleOrchestrator, EvObserved, observed(s, why), StatusOK, 1)
+	return s, nil
+}
+
+// run drives the task to DONE, FAILED, REVIEW_REQUIRED or CANCELED.
+func (o *orchestrator) run(ctx context.Context) (status, reason string) {
+	o.state(ctx, "OBSERVING")
+	sc, err := o.observe(ctx, true, "start")
+	if err != nil {
+		return o.fatal(ctx, err)
+	}
+	o.app = sc.Package
+	o.trc.start(ctx, sc)
+	o.state(ctx, "PLANNING")
+	steps, err := o.planner.plan(ctx, o.bus, o.task.Goal, sc, "")
+	if err != nil {
+		if ctx.Err() != nil {
+			return o.fatal(ctx, err)
+		}
+		o.planErr = err
+		o.state(ctx, "FAILED")
+		return Failed, "planning: " + err.Error()
+	}
+	o.steps = steps
+	for i := 0; i < len(o.steps); i++ {
+		st := o.steps[i]
+		res, why := o.runStep(ctx, st)
+		switch res {
+		case StatusOK:
+			o.done++
+			if o.done%5 == 0 && i+1 < len(o.steps) {
+				o.compress(ctx, i+1)
+			}
+			continue
+		case StatusReview:
+			o.state(ctx, "REVIEW_REQUIRED")
+			return ReviewRequired, fmt.Sprintf("step %d (%s) needs a person: %s", st.ID, stepText(st), why)
+		}
+		if ctx.Err() != nil {
+			return o.fatal(ctx, ctx.Err())
+		}
+		if errors.Is(errorOf(why), device.ErrOffline) {
+			return Failed, why
+		}
+		next, stop := o.replan(ctx, i, st, why)
+		if stop != "" {
+			o.state(ctx, "FAILED")
+			return Failed, stop
+		}
+		o.steps = next
+		i-- // run the new step i
+	}
+	o.state(ctx, "DONE")
+	return Done, ""
+}
+
+// errorOf keeps errors.Is usable on reasons (they are strings in events).
+func errorOf(why string) error {
+	if strings.Contains(why, device.ErrOffline.Error()) {
+		return device.ErrOffline
+	}
+	return nil
+}
+
+func (o *orchestrator) fatal(ctx context.Context, err error) (string, string) {
+	if ctx.Err() != nil {
+		o.state(ctx, "CANCELED")
+		return Canceled, fmt.Sprintf("canceled: %v", context.Cause(ctx))
+	}
+	o.state(ctx, "FAILED")
+	return Failed, err.Error()
+}
+
+// replan asks the planner for the rest of the task after step i failed
+// twice over; it stops the task when that cannot help.
+func (o *orchestrator) replan(ctx context.Context, i int, st Step, why string) ([]Step, string) {
+	if o.replans >= o.rt.cfg.MaxReplans {
+		return nil, fmt.Sprintf("step %d (%s) failed after %d retries and %d re-plans: %s", st.ID, stepText(st), MaxRetries, o.replans, why)
+	}
+	o.replans++
+	o.state(ctx, "REPLANNING")
+	sc, err := o.observe(ctx, true, "re-plan")
+	if err != nil {
+		return nil, err.Error()
+	}
+	rest, err := o.planner.replan(ctx, o.bus, o.task.Goal, sc, o.progress(i), o.steps[i:])
+	if err != nil {
+		return nil, fmt.Sprintf("step %d (%s) failed (%s) and re-planning failed: %v", st.ID, stepText(st), why, err)
+	}
+	if len(rest) > 0 && stepText(rest[0]) == stepText(st) && o.failedAt[stepText(st)] == sc.Fingerprint() {
+		return nil, fmt.Sprintf("loop: the re-plan repeats step %d (%s) on the screen where it just failed: %s", st.ID, stepText(st), why)
+	}
+	next := append(append([]Step(nil), o.steps[:i]...), rest...)
+	for k := i; k < len(next); k++ {
+		next[k].ID = k + 1
+	}
+	if len(next) > MaxSteps+o.done {
+		next = next[:MaxSteps+o.done]
+	}
+	return next, ""
+}
+
+// progress is the compressed context: recent step summaries and what is
+// left, never raw logs.
+func (o *orchestrator) progress(next int) string {
+	recent := o.summaries
+	if len(recent) > 5 {
+		recent = recent[len(recent)-5:]
+	}
+	var left []string
+	for _, s := range o.steps[min(next, len(o.steps)):] {
+		left = append(left, stepText(s))
+	}
+	return fmt.Sprintf("done %d: %s\nleft: %s", o.done, strings.Join(recent, "; "), truncate(strings.Join(left, "; "), 300))
+}
+
+// compress publishes the compressed context every five steps.
+func (o *orchestrator) compress(ctx context.Context, next int) {
+	var plan []string
+	for _, s := range o.steps {
+		plan = append(plan, stepText(s))
+	}
+	o.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvContext,
+		map[string]any{"plan": plan, "progress": o.progress(next)}, StatusInfo, 0)
+}
+
+// summarize records the ≤50-character summary that replaces the step's
+// log in later prompts.
+func (o *orchestrator) summarize(ctx context.Context, st Step, mark string) {
+	s := truncate(mark+" "+stepText(st), 50)
+	o.summaries = append(o.summaries, s)
+	o.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvStepSummary, map[string]any{"step_id": st.ID, "summary": s}, StatusInfo, 0)
+}
+
+// verdictEvent is the verdict event's payload.
+type verdictEvent struct {
+	Step  int    `json:"step_id"`
+	Check *Check `json:"check,omitempty"`
+	Verdict
+	Phase string `json:"phase"` // pre (idempotency), post (after acting), check
+}
+
+func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *Check, v Verdict, phase string) {
+	status := StatusFailed
+	switch {
+	case v.Review:
+		status = StatusReview
+	case v.sure():
+		status = StatusOK
+	}
+	o.bus.publish(ctx, RoleValidator, RoleOrchestrator, EvVerdict, verdictEvent{Step: st.ID, Check: c, Verdict: v, Phase: phase}, status, v.Confidence)
+}
+
+// runStep runs one step with at most MaxRetries retries. It returns
+// StatusOK, StatusReview or StatusFailed with the reason.
+func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
+	tried := map[string]bool{}
+	ro := resolveOpts{}
+	for attempt := 0; ; attempt++ {
+		sc, err := o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt))
+		if err != nil {
+			return StatusFailed, err.Error()
+		}
+		// Idempotency: an expected state that already holds exactly means
+		// the step's effect is there; doing it again would be a bug. Only
+		// what is seen counts: absence (NOT_EXIST) may be a dialog covering
+		// the target, and a changed layout cannot hold before acting.
+		if c := st.Expected; c != nil && st.Action != ActCheck && st.Action != ActWait && c.Kind != LayoutChanged && c.Kind != NotExist {
+			if v := checkScene(c, nil, sc); v.Pass && v.Confidence >= 1 {
+				o.publishVerdict(ctx, st, c, v, "pre")
+				o.bus.publish(ctx, RoleValidator, RoleOrchestrator, EvSkipped,
+					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, StatusOK, v.Confidence)
+				o.state(ctx, stepState(st, "SKIPPED"))
+				o.summarize(ctx, st, "= already")
+				return StatusOK, ""
+			}
+		}
+		var why string
+		var execErr error
+		var signals []Signal
+		after := sc
+		switch {
+		case st.Action == ActCheck || (st.Action == ActWait && st.Target != ""):
+			c := st.Expected
+			if st.Action == ActWait {
+				c = &Check{Kind: Exist, Target: st.Target}
+			}
+			timeout := o.rt.cfg.CheckTimeout
+			if st.Action == ActWait {
+				timeout = o.rt.cfg.WaitTimeout
+			}
+			v, last := o.poll(ctx, c, nil, sc, timeout)
+			after = last
+			v = o.modelJudge(ctx, c, last, v)
+			o.publishVerdict(ctx, st, c, v, "check")
+			if v.Review {
+				return StatusReview, v.Evidence
+			}
+			if v.sure() {
+				o.state(ctx, stepState(st, "VALIDATED"))
+				o.summarize(ctx, st, "ok")
+				return StatusOK, ""
+			}
+			why = v.Evidence
+			signals = o.trc.poll(ctx, last, 0)
+			o.publishSignals(ctx, signals)
+		default:
+			loopKey := stepText(st) + "@" + sc.Fingerprint()
+			o.runs[loopKey]++
+			if o.runs[loopKey] > maxLoop {
+				return StatusFailed, fmt.Sprintf("loop: %s ran %d times on the same screen", stepText(st), maxLoop)
+			}
+			key := idempotencyKey(o.id, st)
+			o.bus.publish(ctx, RoleOrchestrator, RoleExecutor, EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, StatusInfo, 0)
+			ex := o.exec.execute(ctx, o.id, st, attempt, sc, ro)
+			status := StatusOK
+			if ex.Error != "" {
+				status = StatusFailed
+			}
+			o.bus.publish(ctx, RoleExecutor, RoleOrchestrator, EvActed, ex, status, 0)
+			if ctx.Err() != nil {
+				return StatusFailed, ctx.Err().Error()
+			}
+			o.state(ctx, stepState(st, "EXECUTED"))
+			if a, err := o.observe(ctx, true, fmt.Sprintf("after step %d", st.ID)); err == nil {
+				after = a
+			} else {
+				return StatusFailed, err.Error()
+			}
+			signals = o.trc.poll(ctx, after, time.Duration(ex.Ms)*time.Millisecond)
+			o.publishSignals(ctx, signals)
+			if ex.err != nil {
+				why, execErr = ex.Error, ex.err
+				break
+			}
+			c := st.Expected
+			if st.Action == ActInput && c == nil {
+				c = fieldCheck(ex.Element, st.Value)
+			}
+			v := verdict(true, 1, "%s done; no expected state to check", ex.Action)
+			if c != nil {
+				var last *scene.Scene
+				v, last = o.poll(ctx, c, sc, after, o.rt.cfg.CheckTimeout)
+				after = last
+				v = o.modelJudge(ctx, c, last, v)
+			}
+			o.publishVerdict(ctx, st, c, v, "post")
+			if v.Review {
+				return StatusReview, v.Evidence
+			}
+			if v.sure() {
+				if (ex.Via == "rule" || ex.Via == "model") && ex.Element != nil {
+					if err := o.exec.cache.put(ctx, CacheEntry{Step: stepText(st), Fingerprint: ex.Fingerprint, Action: ex.Action, Params: ex.Params, Element: ex.Element, Via: ex.Via}); err != nil {
+						o.rt.log.Warn("agent: replay cache", "err", err)
+					}
+				}
+				o.state(ctx, stepState(st, "VALIDATED"))
+				o.summarize(ctx, st, "ok")
+				return StatusOK, ""
+			}
+			if ex.Via == "cache" {
+				o.exec.cache.drop(stepText(st), ex.Fingerprint)
+				ro.noCache = true
+			}
+			why = v.Evidence
+		}
+		if ctx.Err() != nil {
+			return StatusFailed, ctx.Err().Error()
+		}
+		if attempt >= MaxRetries {
+			o.failedAt[stepText(st)] = after.Fingerprint()
+			o.summarize(ctx, st, "FAIL")
+			return StatusFailed, why
+		}
+		strategy, target := chooseStrategy(st, after, signals, execErr, tried, o.app)
+		if strategy == "" {
+			o.failedAt[stepText(st)] = after.Fingerprint()
+			o.summarize(ctx, st, "FAIL")
+			return StatusFailed, why + " (no recovery strategy left)"
+		}
+		tried[strategy] = true
+		re := retryEvent{Step: st.ID, Attempt: attempt + 1, Strategy: strategy, Reason: why, Signals: signals, Target: target}
+		if err := o.recover(ctx, strategy, target, st, after, &ro); err != nil {
+			re.Error = err.Error()
+		}
+		o.bus.publish(ctx, RoleRecovery, RoleOrchestrator, EvRetry, re, StatusInfo, 0)
+		o.state(ctx, stepState(st, "RETRYING"))
+	}
+}
+
+func (o *orchestrator) publishSignals(ctx context.Context, signals []Signal) {
+	for _, s := range signals {
+		status := StatusInfo
+		if s.Kind == SigCrash || s.Kind == SigANR {
+			status = StatusFailed
+		}
+		o.bus.publish(ctx, RoleTracer, RoleOrchestrator, EvSignal, s, status, 1)
+	}
+}
+
+// fieldCheck is what typing must leave: the field reads the value (a
+// password field's text is hidden, so there only the field is checked).
+func fieldCheck(e *scene.Element, value string) *Check {
+	if e == nil || e.Flags.Password || value == "" {
+		return nil
+	}
+	target := e.ID
+	if e.ResourceID != "" {
+		target = "id:" + e.ResourceID
+	}
+	return &Check{Kind: TextEquals, Target: target, Value: value}
+}
+
+// poll re-checks c on fresh observations until it passes surely or the
+// timeout ends. LAYOUT_CHANGED is decided at once.
+func (o *orchestrator) poll(ctx context.Context, c *Check, before, cur *scene.Scene, timeout time.Duration) (Verdict, *scene.Scene) {
+	v := checkScene(c, before, cur)
+	if v.sure() || v.Review || c.Kind == LayoutChanged || timeout <= 0 {
+		return v, cur
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(o.obs.interval * 20)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return v, cur
+		case <-deadline.C:
+			return v, cur
+		case <-tick.C:
+		}
+		next, err := o.obs.observe(ctx)
+		if err != nil {
+			return v, cur
+		}
+		cur = next
+		if v = checkScene(c, before, cur); v.sure() || v.Review {
+			return v, cur
+		}
+	}
+}
+
+// modelJudge asks the validator model when the rules found no target for
+// an EXIST check: the target may be a description only a model can match.
+func (o *orchestrator) modelJudge(ctx context.Context, c *Check, s *scene.Scene, v Verdict) Verdict {
+	if o.judge == nil || v.Pass || c.Kind != Exist || s == nil {
+		return v
+	}
+	mv, err := askValidator(ctx, o.judge, c.String(), s)
+	if err != nil {
+		return v
+	}
+	return mv
+}
+
+// askValidator asks the validator model for a verdict on assertion.
+func askValidator(ctx context.Context, m *roleModel, assertion string, s *scene.Scene) (Verdict, error) {
+	resp, err := m.complete(ctx, &llm.Request{JSON: true, Messages: []llm.Message{
+		{Role: "system", Text: validatorSystem},
+		{Role: "user", Text: fmt.Sprintf("Assertion: %s\nScreen:\n%s", assertion, distill(s, promptBudget))},
+	}})
+	if err != nil {
+		return Verdict{}, err
+	}
+	raw, err := jsonObject(resp.Text)
+	if err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Verdict{}, fmt.Errorf("validator model: %w", err)
+	}
+	if v.Confidence < 0 || v.Confidence > 1 {
+		return Verdict{}, fmt.Errorf("validator model: confidence %v is not in [0, 1]", v.Confidence)
+	}
+	v.Review = v.Confidence >= ReviewLow && v.Confidence < ReviewHigh
+	if v.Pass && v.Confidence < ReviewLow {
+		v.Pass = false
+		v.Evidence += " (too unsure to pass)"
+	}
+	v.Evidence = "model: " + v.Evidence
+	return v, nil
+}
+
+// recover applies a strategy through the executor's action space.
+func (o *orchestrator) recover(ctx context.Context, strategy, target string, st Step, s *scene.Scene, ro *resolveOpts) error {
+	switch strategy {
+	case StratRelaunch:
+		return o.exec.act(ctx, "Launch", mustJSON(map[string]string{"app": target}), s)
+	case StratDismiss:
+		return o.exec.act(ctx, "Tap", mustJSON(map[string]any{"locate": map[string]string{"id": target}}), s)
+	case StratScroll:
+		return o.exec.act(ctx, "Scroll", mustJSON(map[string]any{"direction": "down", "untilVisible": target}), s)
+	case StratLocator:
+		ro.anyMatch, ro.noCache = true, true
+		return nil
+	case StratWait:
+		return o.exec.act(ctx, "Sleep", mustJSON(map[string]int{"ms": recoveryWait}), s)
+	}
+	return fmt.Errorf("unknown strategy %q", strategy)
+}
+
+func mustJSON(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}

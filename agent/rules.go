@@ -1,0 +1,410 @@
+package agent
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// UnderstandError says which sentence of a goal the rule planner could not
+// read.
+type UnderstandError struct {
+	Index    int // 1-based
+	Count    int
+	Sentence string
+}
+
+func (e *UnderstandError) Error() string {
+	return fmt.Sprintf("the rule planner could not understand sentence %d of %d: %q; write steps as "+
+		`tap "X", type "V" into "X", long press "X", scroll down to "X", wait for "X", go back, open "App", `+
+		`check "X" exists / does not exist / reads "V" / is checked (中文: 点击“X”，在“X”输入“V”，确认出现“X”), `+
+		"or configure a model (APEX_MODEL_BASE_URL, APEX_MODEL_NAME, APEX_MODEL_API_KEY)",
+		e.Index, e.Count, e.Sentence)
+}
+
+// PlanRules turns a goal written in the controlled language (English or
+// Chinese) into steps, with no model:
+//
+//	tap "Search", type "headphones", then check "Results" exists
+//	点击“搜索”，输入“耳机”，然后确认出现“结果”
+//
+// An action followed by a check expects that check's state (so it can be
+// skipped when the state already holds); a tap followed by none expects the
+// screen to change. The error is an *UnderstandError naming the first
+// sentence it could not read.
+func PlanRules(goal string) ([]Step, error) {
+	sentences := splitSentences(goal)
+	if len(sentences) == 0 {
+		return nil, fmt.Errorf("the goal is empty")
+	}
+	var steps []Step
+	for i, s := range sentences {
+		st, ok := parseSentence(s)
+		if !ok {
+			return nil, &UnderstandError{Index: i + 1, Count: len(sentences), Sentence: s}
+		}
+		st.Sentence = s
+		if st.Action == ActLaunch && !strings.Contains(st.Target, ".") {
+			// An app by its label: from the home screen, tap its icon.
+			steps = append(steps, Step{Action: ActHome, Sentence: s}, Step{Action: ActTap, Target: st.Target, Sentence: s})
+			continue
+		}
+		steps = append(steps, st)
+	}
+	for i := range steps {
+		st := &steps[i]
+		st.ID = i + 1
+		if st.Action == ActCheck || st.Action == ActWait || st.Expected != nil {
+			continue
+		}
+		if i+1 < len(steps) && steps[i+1].Action == ActCheck {
+			c := *steps[i+1].Expected
+			st.Expected = &c
+		} else if st.Action == ActTap || st.Action == ActDoubleTap || st.Action == ActLongPress {
+			st.Expected = &Check{Kind: LayoutChanged}
+		}
+	}
+	if err := validatePlan(steps); err != nil {
+		return nil, err
+	}
+	return steps, nil
+}
+
+// quotes pairs the opening and closing marks of quoted text.
+var quotes = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '‘': '’'}
+
+// splitSentences cuts a goal at , ; . and their Chinese forms (outside
+// quotes) and at "then"/然后, dropping connectors.
+func splitSentences(goal string) []string {
+	var out []string
+	var cur strings.Builder
+	var closing rune
+	rs := []rune(goal)
+	flush := func() {
+		if s := trimConnectors(cur.String()); s != "" {
+			out = append(out, s)
+		}
+		cur.Reset()
+	}
+	for i, r := range rs {
+		if closing != 0 {
+			cur.WriteRune(r)
+			if r == closing {
+				closing = 0
+			}
+			continue
+		}
+		if c, ok := quotes[r]; ok {
+			closing = c
+			cur.WriteRune(r)
+			continue
+		}
+		switch r {
+		case ',', ';', '\n', '，', '。', '；', '！', '!':
+			flush()
+			continue
+		case '.':
+			if i+1 == len(rs) || unicode.IsSpace(rs[i+1]) {
+				flush()
+				continue
+			}
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	// "A then B" without a comma.
+	var res []string
+	for _, s := range out {
+		res = append(res, splitThen(s)...)
+	}
+	return res
+}
+
+var thenRE = regexp.MustCompile(`(?i)\s+(?:and then|then|and)\s+`)
+
+// splitThen splits at " then " outside quotes.
+func splitThen(s string) []string {
+	masked, _, raw := maskQuotesRaw(s)
+	locs := thenRE.FindAllStringIndex(masked, -1)
+	if len(locs) == 0 {
+		return []string{s}
+	}
+	var out []string
+	prev := 0
+	add := func(part string) {
+		if p := trimConnectors(unmask(part, raw)); p != "" {
+			out = append(out, p)
+		}
+	}
+	for _, l := range locs {
+		add(masked[prev:l[0]])
+		prev = l[1]
+	}
+	add(masked[prev:])
+	return out
+}
+
+var maskRE = regexp.MustCompile(`«(\d+)»`)
+
+// unmask puts the quoted texts back.
+func unmask(s string, raw []string) string {
+	return maskRE.ReplaceAllStringFunc(s, func(m string) string {
+		k, _ := strconv.Atoi(m[len("«") : len(m)-len("»")])
+		if k < len(raw) {
+			return raw[k]
+		}
+		return m
+	})
+}
+
+var connectorRE = regexp.MustCompile(`(?i)^(?:and then|then|and|next|finally|after that|afterwards|first|please)\s+`)
+var zhConnectorRE = regexp.MustCompile(`^(?:然后|接着|之后|再|并且|并|最后|首先|请)`)
+
+func trimConnectors(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		t := connectorRE.ReplaceAllString(s, "")
+		t = strings.TrimSpace(zhConnectorRE.ReplaceAllString(t, ""))
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// maskQuotes replaces each quoted text by «N» and returns the texts.
+func maskQuotes(s string) (string, []string) {
+	m, texts, _ := maskQuotesRaw(s)
+	return m, texts
+}
+
+// maskQuotesRaw is maskQuotes that also returns each quote as written,
+// marks included.
+func maskQuotesRaw(s string) (string, []string, []string) {
+	var b strings.Builder
+	var texts, raw []string
+	var closing, opening rune
+	var cur strings.Builder
+	for _, r := range s {
+		if closing != 0 {
+			if r == closing {
+				closing = 0
+				texts = append(texts, cur.String())
+				raw = append(raw, string(opening)+cur.String()+string(r))
+				fmt.Fprintf(&b, "«%d»", len(texts)-1)
+				cur.Reset()
+				continue
+			}
+			cur.WriteRune(r)
+			continue
+		}
+		if c, ok := quotes[r]; ok {
+			closing, opening = c, r
+			continue
+		}
+		b.WriteRune(r)
+	}
+	if closing != 0 { // unterminated quote: take the rest as quoted
+		texts = append(texts, cur.String())
+		raw = append(raw, string(opening)+cur.String()+string(closing))
+		fmt.Fprintf(&b, "«%d»", len(texts)-1)
+	}
+	return b.String(), texts, raw
+}
+
+// pattern maps a sentence template to a step; groups are filled from
+// named captures: t (target quote), v (value quote), n (number), u (unit),
+// d (direction), k (key).
+type pattern struct {
+	re    *regexp.Regexp
+	build func(m map[string]string) Step
+}
+
+func pat(expr string, build func(m map[string]string) Step) pattern {
+	expr = strings.NewReplacer("T", `«(?P<t>\d+)»`, "V", `«(?P<v>\d+)»`).Replace(expr)
+	return pattern{regexp.MustCompile(`(?i)^` + expr + `$`), build}
+}
+
+func check(kind string) func(m map[string]string) Step {
+	return func(m map[string]string) Step {
+		return Step{Action: ActCheck, Expected: &Check{Kind: kind, Target: m["t"], Value: m["v"] + m["n"]}}
+	}
+}
+
+func act(a string) func(m map[string]string) Step {
+	return func(m map[string]string) Step {
+		v := m["v"]
+		if v == "" {
+			v = m["d"] + m["k"]
+		}
+		return Step{Action: a, Target: m["t"], Value: v}
+	}
+}
+
+var num = `(?P<n>-?\d+(?:\.\d+)?)`
+
+// English patterns; the check patterns also serve Assert goals without a
+// leading verb.
+var enActions = []pattern{
+	pat(`(?:tap|click|press|select|choose|hit|touch)(?: on)?(?: the)? T(?: (?:button|item|icon|link|tab|entry|option|checkbox|switch|toggle))?`, act(ActTap)),
+	pat(`(?:toggle|switch|check the box|tick)(?: on| off)?(?: the)? T(?: (?:switch|checkbox|toggle))?(?: on| off)?`, act(ActTap)),
+	pat(`double[- ]?(?:tap|click)(?: on)?(?: the)? T`, act(ActDoubleTap)),
+	pat(`long[- ]?(?:press|tap|click)(?: on)?(?: the)? T`, act(ActLongPress)),
+	pat(`(?:type|enter|input|write|fill in) V(?: (?:into|in|on|to)(?: the)? T(?: (?:field|box|input))?)?`, act(ActInput)),
+	pat(`(?:fill|set)(?: in)?(?: the)? T(?: (?:field|box|input))? (?:with|to) V`, act(ActInput)),
+	pat(`(?:in|into)(?: the)? T(?: (?:field|box|input))?,? (?:type|enter|input|write) V`, act(ActInput)),
+	pat(`(?:open|launch|start)(?: the)?(?: app)? T(?: app)?`, act(ActLaunch)),
+	pat(`(?:go back|back|press back|navigate back|press the back button)`, act(ActBack)),
+	pat(`(?:go home|home|press home|go to the home screen|press the home button)`, act(ActHome)),
+	pat(`(?:press|hit|tap)(?: the)? (?P<k>enter|search|tab|delete|escape|space|back|home)(?: key| button)?`, act(ActPress)),
+	pat(`submit(?: the form)?`, func(map[string]string) Step { return Step{Action: ActPress, Value: "enter"} }),
+	pat(`scroll(?: (?P<d>up|down|left|right))?(?: (?:to|until)(?: the)? T(?: (?:is )?(?:visible|shows|appears|is shown))?)?`, act(ActScroll)),
+	pat(`wait(?: for)? `+num+` ?(?P<u>s|sec|secs|seconds?|ms|milliseconds?)`, waitFor),
+	pat(`wait (?:for|until)(?: the)? T(?: (?:to )?(?:appear|appears|show|shows|is shown|exists|is visible))?`, act(ActWait)),
+}
+
+var enChecks = []pattern{
+	pat(`(?:there is|there's|I see|you see)(?: an?| the)? T`, check(Exist)),
+	pat(`T (?:exists|is shown|is visible|appears|is displayed|is on (?:the )?screen|shows up|is there|shows)`, check(Exist)),
+	pat(`T (?:does not exist|doesn't exist|is gone|is not shown|is not visible|disappears|disappeared|is hidden|is absent|is not on (?:the )?screen|does not appear)`, check(NotExist)),
+	pat(`(?:there is no|there's no|no) T`, check(NotExist)),
+	pat(`T (?:contains|includes) V`, check(TextContains)),
+	pat(`T (?:reads|says|equals|is|shows|has text|text is|displays) V`, check(TextEquals)),
+	pat(`T (?:is )?(?:greater than|more than|above|over|>) `+num, check(NumericGreater)),
+	pat(`T (?:is )?(?:less than|fewer than|below|under|<) `+num, check(NumericLess)),
+	pat(`T (?:is )?(?:checked|on|enabled|switched on|turned on|ticked|selected)`, check(Checked)),
+	pat(`T (?:is )?(?:not checked|unchecked|off|switched off|turned off|unticked|not selected)`, check(NotChecked)),
+	pat(`(?:the )?(?:screen|page|layout) (?:changed|changes|has changed)`, check(LayoutChanged)),
+	pat(`T (?:is )?(?:in|at) the (?P<r>top|bottom|left|right|center|centre|header|footer|dialog)(?: of the screen)?`, regionCheck),
+}
+
+var zhActions = []pattern{
+	pat(`(?:点击|点一下|点|轻触|轻点|单击|选择|按下)(?:一下)?T(?:按钮|图标|选项|开关)?`, act(ActTap)),
+	pat(`(?:打开|关闭|勾选|取消勾选)T(?:开关|复选框)`, act(ActTap)),
+	pat(`(?:勾选|取消勾选)T`, act(ActTap)),
+	pat(`双击T`, act(ActDoubleTap)),
+	pat(`长按T`, act(ActLongPress)),
+	pat(`(?:在T(?:中|里|内|框中|框里|框内)?|向T)?(?:输入|键入|填写|填入)V`, act(ActInput)),
+	pat(`(?:打开|启动|进入)(?:应用)?T(?:应用)?`, act(ActLaunch)),
+	pat(`(?:返回|后退|按返回键|返回上一页)`, act(ActBack)),
+	pat(`(?:回到主屏幕|返回主屏幕|回到桌面|返回桌面|主屏幕|按主页键)`, act(ActHome)),
+	pat(`(?:按|按下)(?P<k>回车|确认|搜索)键?`, func(m map[string]string) Step {
+		return Step{Action: ActPress, Value: map[string]string{"回车": "enter", "确认": "enter", "搜索": "search"}[m["k"]]}
+	}),
+	pat(`提交`, func(map[string]string) Step { return Step{Action: ActPress, Value: "enter"} }),
+	pat(`(?:向(?P<d>上|下|左|右))?(?:滚动|滑动)(?:到T|直到(?:出现)?T(?:出现)?)?`, func(m map[string]string) Step {
+		d := map[string]string{"上": "up", "下": "down", "左": "left", "右": "right"}[m["d"]]
+		return Step{Action: ActScroll, Target: m["t"], Value: d}
+	}),
+	pat(`等待`+num+`(?P<u>秒|毫秒)`, waitFor),
+	pat(`等待T(?:出现)?`, act(ActWait)),
+}
+
+var zhChecks = []pattern{
+	pat(`(?:出现|显示|有|看到)T`, check(Exist)),
+	pat(`T(?:存在|出现|已出现|显示|已显示|可见)`, check(Exist)),
+	pat(`(?:没有|不存在|不显示|看不到)T`, check(NotExist)),
+	pat(`T(?:不存在|消失|已消失|不显示|不可见|没有出现)`, check(NotExist)),
+	pat(`T(?:包含|含有)V`, check(TextContains)),
+	pat(`T(?:显示为|显示|为|是|等于|的内容是|的文字是)V`, check(TextEquals)),
+	pat(`T(?:大于|多于|超过)`+num, check(NumericGreater)),
+	pat(`T(?:小于|少于|低于)`+num, check(NumericLess)),
+	pat(`T(?:已勾选|已选中|已打开|已开启|处于开启状态|是开启的)`, check(Checked)),
+	pat(`T(?:未勾选|未选中|已关闭|处于关闭状态|是关闭的)`, check(NotChecked)),
+	pat(`(?:屏幕|页面|界面)(?:已)?(?:变化|改变|发生变化)`, check(LayoutChanged)),
+}
+
+var checkVerbRE = regexp.MustCompile(`(?i)^(?:check|verify|assert|ensure|confirm|expect|make sure|see)(?: that| if| whether)?\s+`)
+var zhCheckVerbRE = regexp.MustCompile(`^(?:确认|检查|验证|断言|确保|判断|看看)(?:一下)?`)
+
+func waitFor(m map[string]string) Step {
+	n, _ := strconv.ParseFloat(m["n"], 64)
+	ms := n * 1000
+	if u := strings.ToLower(m["u"]); strings.HasPrefix(u, "ms") || strings.HasPrefix(u, "milli") || u == "毫秒" {
+		ms = n
+	}
+	return Step{Action: ActWait, Value: strconv.Itoa(int(ms))}
+}
+
+func regionCheck(m map[string]string) Step {
+	yes := true
+	return Step{Action: ActCheck, Expected: &Check{Kind: RegionCheck, Regions: []Region{{Name: strings.ToLower(m["r"]), Text: m["t"], MustExist: &yes}}}}
+}
+
+// parseSentence reads one sentence as an action or a check.
+func parseSentence(s string) (Step, bool) {
+	masked, texts := maskQuotes(strings.TrimSpace(s))
+	masked = strings.Join(strings.Fields(masked), " ")
+	masked = strings.TrimRight(masked, " .!")
+	if st, ok := match(masked, texts, enActions, zhActions); ok {
+		return st, true
+	}
+	c := zhCheckVerbRE.ReplaceAllString(checkVerbRE.ReplaceAllString(masked, ""), "")
+	return match(strings.TrimSpace(c), texts, enChecks, zhChecks)
+}
+
+// parseChecks reads an assertion goal: one or more check sentences, with or
+// without a leading "check".
+func parseChecks(goal string) ([]Check, error) {
+	sentences := splitSentences(goal)
+	if len(sentences) == 0 {
+		return nil, fmt.Errorf("the assertion is empty")
+	}
+	var out []Check
+	for i, s := range sentences {
+		masked, texts := maskQuotes(s)
+		masked = strings.TrimRight(strings.Join(strings.Fields(masked), " "), " .!?")
+		c := zhCheckVerbRE.ReplaceAllString(checkVerbRE.ReplaceAllString(masked, ""), "")
+		st, ok := match(strings.TrimSpace(c), texts, enChecks, zhChecks)
+		if !ok {
+			return nil, &UnderstandError{Index: i + 1, Count: len(sentences), Sentence: s}
+		}
+		out = append(out, *st.Expected)
+	}
+	return out, nil
+}
+
+func match(masked string, texts []string, sets ...[]pattern) (Step, bool) {
+	zh := strings.TrimSpace(strings.ReplaceAll(masked, " ", ""))
+	for _, set := range sets {
+		for _, p := range set {
+			for _, cand := range []string{masked, zh} {
+				m := p.re.FindStringSubmatch(cand)
+				if m == nil {
+					continue
+				}
+				groups := map[string]string{}
+				ok := true
+				for i, name := range p.re.SubexpNames() {
+					if name == "" || m[i] == "" {
+						continue
+					}
+					if name == "t" || name == "v" {
+						k, _ := strconv.Atoi(m[i])
+						if k >= len(texts) {
+							ok = false
+							break
+						}
+						groups[name] = strings.TrimSpace(texts[k])
+						continue
+					}
+					groups[name] = m[i]
+				}
+				if !ok {
+					continue
+				}
+				st := p.build(groups)
+				if c := st.Expected; c != nil && (c.Kind == NumericGreater || c.Kind == NumericLess) && !numberOK(c.Value) {
+					continue
+				}
+				if st.Action == ActInput && st.Value == "" && groups["v"] == "" {
+					continue
+				}
+				return st, true
+			}
+		}
+	}
+	return Step{}, false
+}
