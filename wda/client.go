@@ -154,7 +154,7 @@ func (c *Client) transportErr(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("wda: %s at %s: %w: no answer within the deadline (%w)", op, c.base, ErrUnreachable, ctx.Err())
 	}
-	return fmt.Errorf("wda: %s at %s: %w: %v", op, c.base, ErrUnreachable, err)
+	return fmt.Errorf("wda: %s at %s: %w: %w", op, c.base, ErrUnreachable, err)
 }
 
 // get and post decode a successful answer's value into out (when not nil).

@@ -157,3 +157,19 @@ func (c *Client) spost(ctx context.Context, path string, body, out any) error {
 	}
 	return decodeInto(c.InSession(ctx, http.MethodPost, path, body))(out)
 }
+
+// DeviceInfo is /wda/device/info: the phone's name and identity.
+type DeviceInfo struct {
+	Name   string `json:"name"`  // "John's iPhone", or the simulator's model
+	Model  string `json:"model"` // "iPhone", "iPad"
+	UUID   string `json:"uuid"`  // identifierForVendor
+	Locale string `json:"currentLocale"`
+	TZ     string `json:"timeZone"`
+}
+
+// DeviceInfo asks WebDriverAgent about the phone (builds from 2019 on).
+func (c *Client) DeviceInfo(ctx context.Context) (DeviceInfo, error) {
+	var d DeviceInfo
+	err := c.sget(ctx, "/wda/device/info", &d)
+	return d, err
+}

@@ -1,0 +1,152 @@
+package ios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/wda"
+)
+
+// input runs one touch or key call. Input is not repeated once it may
+// have reached WebDriverAgent.
+func (d *Driver) input(ctx context.Context, op string, f func(ctx context.Context) error) error {
+	return d.call(ctx, op, false, d.opts.Timeout, f)
+}
+
+// Tap taps a pixel position.
+func (d *Driver) Tap(ctx context.Context, p device.Point) error {
+	return d.input(ctx, "tap", func(ctx context.Context) error {
+		pt, err := d.pt(ctx, p)
+		if err != nil {
+			return err
+		}
+		return d.c.Tap(ctx, pt)
+	})
+}
+
+// LongPress holds a pixel position for dur (default 1 s).
+func (d *Driver) LongPress(ctx context.Context, p device.Point, dur time.Duration) error {
+	if dur <= 0 {
+		dur = time.Second
+	}
+	return d.call(ctx, "long press", false, d.opts.Timeout+dur, func(ctx context.Context) error {
+		pt, err := d.pt(ctx, p)
+		if err != nil {
+			return err
+		}
+		return d.c.LongPress(ctx, pt, dur)
+	})
+}
+
+// Swipe moves a finger between pixel positions over dur (default 300 ms).
+func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur time.Duration) error {
+	if dur <= 0 {
+		dur = 300 * time.Millisecond
+	}
+	return d.call(ctx, "swipe", false, d.opts.Timeout+dur, func(ctx context.Context) error {
+		a, err := d.pt(ctx, from)
+		if err != nil {
+			return err
+		}
+		b, err := d.pt(ctx, to)
+		if err != nil {
+			return err
+		}
+		return d.c.Swipe(ctx, a, b, dur)
+	})
+}
+
+// InputText types any Unicode text into the focused field: XCTest types
+// characters, not key codes, so no keyboard app is needed.
+func (d *Driver) InputText(ctx context.Context, text string) error {
+	if text == "" {
+		return nil
+	}
+	return d.input(ctx, "input text", func(ctx context.Context) error { return d.c.Keys(ctx, text) })
+}
+
+// typed keys are characters XCTest's typeText understands.
+var typed = map[device.Key]string{
+	device.KeyEnter: "\n", device.KeyDelete: "\b", device.KeyTab: "\t", device.KeySpace: " ",
+}
+
+// buttons are the hardware buttons /wda/pressButton knows.
+var buttons = map[device.Key]string{
+	device.KeyHome: wda.ButtonHome, device.KeyVolumeUp: wda.ButtonVolumeUp, device.KeyVolumeDown: wda.ButtonVolumeDown,
+}
+
+// PressKey presses a key. iPhones have home (or its gesture), volume and
+// side buttons; return, delete, tab and space are typed. Back taps the
+// navigation bar's back button, as iOS has no back key. The rest (recents,
+// arrows, menu, search, escape) fail with device.ErrUnsupported.
+func (d *Driver) PressKey(ctx context.Context, k device.Key) error {
+	op := "press " + string(k)
+	switch {
+	case typed[k] != "":
+		return d.input(ctx, op, func(ctx context.Context) error { return d.c.Keys(ctx, typed[k]) })
+	case buttons[k] != "":
+		return d.input(ctx, op, func(ctx context.Context) error {
+			err := d.c.PressButton(ctx, buttons[k])
+			if k == device.KeyHome && errors.Is(err, wda.ErrUnknownCommand) {
+				return d.c.Homescreen(ctx)
+			}
+			return err
+		})
+	case k == device.KeyPower:
+		// The side button: locks an unlocked phone, wakes a locked one.
+		return d.input(ctx, op, func(ctx context.Context) error {
+			locked, err := d.c.Locked(ctx)
+			if err != nil {
+				return err
+			}
+			if locked {
+				return d.c.Unlock(ctx)
+			}
+			return d.c.Lock(ctx)
+		})
+	case k == device.KeyBack:
+		return d.back(ctx)
+	case k == device.KeyRecents || k == device.KeyAppSwitch:
+		return fmt.Errorf("ios %s: %s: %w: open the app switcher with a swipe up from the bottom edge that pauses mid-screen", d.id, op, device.ErrUnsupported)
+	}
+	return fmt.Errorf("ios %s: %s: %w: iPhones have no %s key", d.id, op, device.ErrUnsupported, k)
+}
+
+// back taps the back button of the navigation bar: the leftmost button in
+// the bar's left third.
+func (d *Driver) back(ctx context.Context) error {
+	var found bool
+	err := d.input(ctx, "press back", func(ctx context.Context) error {
+		els, err := d.c.FindElements(ctx, wda.ByClassChain, "**/XCUIElementTypeNavigationBar/XCUIElementTypeButton")
+		if err != nil {
+			return err
+		}
+		size, err := d.c.WindowSize(ctx)
+		if err != nil {
+			return err
+		}
+		var best *wda.Rect
+		var bestEl wda.Element
+		for _, e := range els {
+			r, err := e.Rect(ctx)
+			if err != nil || r.Width <= 0 || r.X+r.Width/2 > size.Width/3 {
+				continue
+			}
+			if best == nil || r.X < best.X {
+				best, bestEl = &r, e
+			}
+		}
+		if best == nil {
+			return nil
+		}
+		found = true
+		return bestEl.Click(ctx)
+	})
+	if err == nil && !found {
+		return fmt.Errorf("ios %s: press back: %w: iOS has no back key and this screen shows no navigation-bar back button; tap the app's own back control or swipe right from the left edge", d.id, device.ErrUnsupported)
+	}
+	return err
+}
