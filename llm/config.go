@@ -1,0 +1,479 @@
+package llm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Endpoint is where and how a role calls a model. In a role override,
+// empty fields inherit from the model: section.
+type Endpoint struct {
+	// Provider is openai or anthropic (the wire protocol), or a preset
+	// name from Presets (qwen, deepseek, ollama, …) that also gives the
+	// base URL. Empty means inferred from BaseURL and Model.
+	Provider    string
+	BaseURL     string
+	Model       string
+	APIKey      string
+	Temperature *float64
+	MaxTokens   int
+	NoTools     bool
+	NoJSONMode  bool
+	Timeout     time.Duration
+}
+
+// Price is what a model costs, in US dollars per million tokens.
+type Price struct {
+	Input  float64 `yaml:"input" json:"input"`
+	Output float64 `yaml:"output" json:"output"`
+}
+
+// Cost is what u costs at p.
+func (p Price) Cost(u Usage) float64 {
+	return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
+}
+
+// RoleDefaults are the temperature and max tokens a role gets unless
+// apex.yaml says otherwise.
+var RoleDefaults = map[string]struct {
+	Temperature float64
+	MaxTokens   int
+}{
+	"planner":      {0.2, 1500},
+	"executor":     {0.1, 300},
+	"validator":    {0.0, 300},
+	"recovery":     {0.2, 600},
+	"observer":     {0.0, 800},
+	"orchestrator": {0.2, 800},
+	"reporter":     {0.3, 800},
+	"query":        {0.0, 500},
+}
+
+// defaultRole is what a role not in RoleDefaults gets.
+var defaultRole = struct {
+	Temperature float64
+	MaxTokens   int
+}{0.2, 1000}
+
+// Config is the model configuration: the model: section of apex.yaml with
+// the environment on top, and per-role overrides. Build it with LoadConfig
+// (or by hand in tests); it is safe for concurrent use once built.
+type Config struct {
+	// Model is the default endpoint every role uses.
+	Model Endpoint
+	// Roles override Model per role (planner, executor, validator, …).
+	Roles map[string]Endpoint
+	// Prices by model name; models without one cost nothing in accounts.
+	Prices map[string]Price
+	// MaxRetries and Backoff tune retries (see Options).
+	MaxRetries int
+	Backoff    time.Duration
+	// Accountant, when set, records every call's usage; LoadConfig sets one.
+	Accountant *Accountant
+	HTTPClient *http.Client
+	Log        *slog.Logger
+	// Sources says where each default setting came from ("APEX_MODEL_NAME",
+	// "apex.yaml"), for messages.
+	Sources map[string]string
+
+	mu      sync.Mutex
+	clients map[string]Client
+}
+
+// fileModel is the model: section of apex.yaml.
+type fileModel struct {
+	fileEndpoint `yaml:",inline"`
+	MaxRetries   int                     `yaml:"max_retries"`
+	Backoff      string                  `yaml:"backoff"`
+	Prices       map[string]Price        `yaml:"prices"`
+	Roles        map[string]fileEndpoint `yaml:"roles"`
+}
+
+type fileEndpoint struct {
+	Provider    string   `yaml:"provider"`
+	BaseURL     string   `yaml:"base_url"`
+	Name        string   `yaml:"name"`
+	Model       string   `yaml:"model"`
+	APIKey      string   `yaml:"api_key"`
+	APIKeyEnv   string   `yaml:"api_key_env"`
+	Temperature *float64 `yaml:"temperature"`
+	MaxTokens   int      `yaml:"max_tokens"`
+	NoTools     bool     `yaml:"no_tools"`
+	NoJSONMode  bool     `yaml:"no_json_mode"`
+	Timeout     string   `yaml:"timeout"`
+}
+
+// LoadConfig reads the model: section of file (apex.yaml; other sections
+// are left to their owners) and then the environment through getenv.
+// A file that does not exist, or file "", means environment only.
+//
+// Precedence, lowest first: built-in role defaults, apex.yaml's model:
+// section, then APEX_MODEL_BASE_URL / APEX_MODEL_NAME / APEX_MODEL_API_KEY /
+// APEX_MODEL_PROVIDER / APEX_MODEL_TIMEOUT and Midscene's
+// MIDSCENE_MODEL_BASE_URL / MIDSCENE_MODEL_NAME / MIDSCENE_MODEL_API_KEY.
+// The generic OPENAI_API_KEY / OPENAI_BASE_URL (also Midscene's older
+// names) and ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL only fill what is still
+// empty, so a key exported for other tools never overrides apex.yaml. Role
+// overrides in apex.yaml win over all of these for their role.
+func LoadConfig(file string, getenv func(string) string) (*Config, error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	c := &Config{Roles: map[string]Endpoint{}, Prices: map[string]Price{}, Sources: map[string]string{}, Accountant: NewAccountant()}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("llm: read %s: %w", file, err)
+		default:
+			if err := c.loadYAML(file, data, getenv); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := c.loadEnv(getenv); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) loadYAML(file string, data []byte, getenv func(string) string) error {
+	var doc map[string]yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("llm: %s: %w", file, err)
+	}
+	node, ok := doc["model"]
+	if !ok {
+		return nil
+	}
+	// Re-encode the section to decode it strictly: a misspelt key is an
+	// error, not a silently ignored setting.
+	raw, err := yaml.Marshal(&node)
+	if err != nil {
+		return fmt.Errorf("llm: %s: model: %w", file, err)
+	}
+	var m fileModel
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("llm: %s: model: section (line %d): %w", file, node.Line, err)
+	}
+	where := file
+	if c.Model, err = m.endpoint(getenv, where+" model:"); err != nil {
+		return err
+	}
+	for _, k := range []string{"provider", "base_url", "model", "api_key"} {
+		if c.Model.field(k) != "" {
+			c.Sources[k] = where
+		}
+	}
+	c.MaxRetries = m.MaxRetries
+	if m.Backoff != "" {
+		if c.Backoff, err = time.ParseDuration(m.Backoff); err != nil {
+			return fmt.Errorf("llm: %s model.backoff %q: %w (write e.g. 500ms)", file, m.Backoff, err)
+		}
+	}
+	for name, p := range m.Prices {
+		c.Prices[name] = p
+	}
+	for role, fe := range m.Roles {
+		e, err := fe.endpoint(getenv, fmt.Sprintf("%s model.roles.%s:", where, role))
+		if err != nil {
+			return err
+		}
+		c.Roles[role] = e
+	}
+	return nil
+}
+
+func (f fileEndpoint) endpoint(getenv func(string) string, where string) (Endpoint, error) {
+	e := Endpoint{
+		Provider: strings.ToLower(f.Provider), BaseURL: expandEnv(f.BaseURL, getenv),
+		Model: firstNonEmpty(f.Model, f.Name), APIKey: expandEnv(f.APIKey, getenv),
+		Temperature: f.Temperature, MaxTokens: f.MaxTokens, NoTools: f.NoTools, NoJSONMode: f.NoJSONMode,
+	}
+	if f.Model != "" && f.Name != "" && f.Model != f.Name {
+		return e, fmt.Errorf("llm: %s both name: %q and model: %q; keep one", where, f.Name, f.Model)
+	}
+	if f.APIKeyEnv != "" && e.APIKey == "" {
+		if e.APIKey = getenv(f.APIKeyEnv); e.APIKey == "" {
+			return e, fmt.Errorf("llm: %s api_key_env: %s is not set; export it", where, f.APIKeyEnv)
+		}
+	}
+	if f.Timeout != "" {
+		d, err := time.ParseDuration(f.Timeout)
+		if err != nil || d <= 0 {
+			return e, fmt.Errorf("llm: %s timeout: %q is not a duration (write e.g. 60s)", where, f.Timeout)
+		}
+		e.Timeout = d
+	}
+	if f.Temperature != nil && (*f.Temperature < 0 || *f.Temperature > 2) {
+		return e, fmt.Errorf("llm: %s temperature: %v is outside 0…2", where, *f.Temperature)
+	}
+	if f.MaxTokens < 0 {
+		return e, fmt.Errorf("llm: %s max_tokens: %d is negative", where, f.MaxTokens)
+	}
+	if e.Provider != "" {
+		if _, ok := Presets[e.Provider]; !ok {
+			return e, fmt.Errorf("llm: %s provider: %q is not one of %s", where, f.Provider, presetNames())
+		}
+	}
+	return e, nil
+}
+
+// expandEnv replaces ${NAME} with getenv(NAME), so keys stay out of files.
+func expandEnv(s string, getenv func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return os.Expand(s, func(k string) string { return getenv(k) })
+}
+
+// envVar is one environment variable and the setting it fills.
+type envVar struct {
+	name, field string
+	fillOnly    bool // only fills what apex.yaml left empty
+}
+
+var envVars = []envVar{
+	{"APEX_MODEL_PROVIDER", "provider", false},
+	{"APEX_MODEL_BASE_URL", "base_url", false},
+	{"MIDSCENE_MODEL_BASE_URL", "base_url", false},
+	{"APEX_MODEL_NAME", "model", false},
+	{"MIDSCENE_MODEL_NAME", "model", false},
+	{"APEX_MODEL_API_KEY", "api_key", false},
+	{"MIDSCENE_MODEL_API_KEY", "api_key", false},
+	{"OPENAI_BASE_URL", "base_url", true},
+	{"OPENAI_API_KEY", "api_key", true},
+}
+
+func (c *Config) loadEnv(getenv func(string) string) error {
+	set := map[string]bool{}
+	for _, v := range envVars {
+		val := strings.TrimSpace(getenv(v.name))
+		if val == "" || set[v.field] || (v.fillOnly && c.Model.field(v.field) != "") {
+			continue
+		}
+		set[v.field] = true
+		c.Model.setField(v.field, val)
+		c.Sources[v.field] = v.name
+	}
+	if p := c.Model.Provider; p != "" {
+		c.Model.Provider = strings.ToLower(p)
+		if _, ok := Presets[c.Model.Provider]; !ok {
+			return fmt.Errorf("llm: %s=%q is not one of %s", c.Sources["provider"], p, presetNames())
+		}
+	}
+	if c.protocol(c.Model) == ProviderAnthropic {
+		for _, v := range []envVar{{"ANTHROPIC_BASE_URL", "base_url", true}, {"ANTHROPIC_API_KEY", "api_key", true}} {
+			if val := strings.TrimSpace(getenv(v.name)); val != "" && c.Model.field(v.field) == "" {
+				c.Model.setField(v.field, val)
+				c.Sources[v.field] = v.name
+			}
+		}
+	}
+	if v := getenv("APEX_MODEL_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("llm: APEX_MODEL_TIMEOUT=%q is not a duration (write e.g. 60s)", v)
+		}
+		c.Model.Timeout = d
+	}
+	return nil
+}
+
+func (e *Endpoint) field(name string) string {
+	switch name {
+	case "provider":
+		return e.Provider
+	case "base_url":
+		return e.BaseURL
+	case "model":
+		return e.Model
+	case "api_key":
+		return e.APIKey
+	}
+	return ""
+}
+
+func (e *Endpoint) setField(name, v string) {
+	switch name {
+	case "provider":
+		e.Provider = v
+	case "base_url":
+		e.BaseURL = v
+	case "model":
+		e.Model = v
+	case "api_key":
+		e.APIKey = v
+	}
+}
+
+// protocol is the wire protocol e speaks.
+func (c *Config) protocol(e Endpoint) string {
+	if p, ok := Presets[e.Provider]; ok {
+		return p.Protocol
+	}
+	return inferProtocol(e.BaseURL, e.Model)
+}
+
+// Configured tells whether a default model is set, so the agent can run
+// with a model rather than the offline rule planner.
+func (c *Config) Configured() bool {
+	return c != nil && c.Model.Model != ""
+}
+
+// RoleNames lists the roles with settings: the built-in ones and those
+// apex.yaml overrides, sorted.
+func (c *Config) RoleNames() []string {
+	seen := map[string]bool{}
+	for r := range RoleDefaults {
+		seen[r] = true
+	}
+	if c != nil {
+		for r := range c.Roles {
+			seen[r] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Endpoint resolves role's settings: the role's override, the model:
+// section and environment, then the role's defaults and the provider's
+// base URL. It fails with ErrNotConfigured, naming what to set, when no
+// model name is known.
+func (c *Config) Endpoint(role string) (Endpoint, error) {
+	if c == nil {
+		c = &Config{}
+	}
+	e := c.Model
+	if o, ok := c.Roles[role]; ok {
+		if o.Provider != "" || o.BaseURL != "" {
+			// The default key is never sent to another service.
+			if hostOf(c.baseURL(o)) != hostOf(c.baseURL(c.Model)) {
+				e.APIKey = ""
+			}
+			e.Provider, e.BaseURL = o.Provider, o.BaseURL
+		}
+		e.Model = firstNonEmpty(o.Model, e.Model)
+		e.APIKey = firstNonEmpty(o.APIKey, e.APIKey)
+		if o.Temperature != nil {
+			e.Temperature = o.Temperature
+		}
+		if o.MaxTokens > 0 {
+			e.MaxTokens = o.MaxTokens
+		}
+		if o.Timeout > 0 {
+			e.Timeout = o.Timeout
+		}
+		e.NoTools = e.NoTools || o.NoTools
+		e.NoJSONMode = e.NoJSONMode || o.NoJSONMode
+	}
+	if e.Model == "" {
+		return e, fmt.Errorf("%w for role %s: set APEX_MODEL_NAME (with APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY), or name: under model: in apex.yaml", ErrNotConfigured, role)
+	}
+	d, ok := RoleDefaults[role]
+	if !ok {
+		d = defaultRole
+	}
+	if e.Temperature == nil {
+		t := d.Temperature
+		e.Temperature = &t
+	}
+	if e.MaxTokens == 0 {
+		e.MaxTokens = d.MaxTokens
+	}
+	proto := c.protocol(e)
+	e.BaseURL = c.baseURL(e)
+	e.Provider = proto
+	if e.APIKey == "" && needsKey(e.BaseURL) {
+		return e, fmt.Errorf("%w for role %s: %s at %s needs an API key: set APEX_MODEL_API_KEY (or model.api_key / api_key_env in apex.yaml)", ErrNotConfigured, role, e.Model, e.BaseURL)
+	}
+	return e, nil
+}
+
+// needsKey tells hosted services (which need an API key) from servers on
+// this machine or the local network (Ollama, vLLM, LM Studio), which
+// usually do not.
+func needsKey(baseURL string) bool {
+	for _, p := range Presets {
+		if p.BaseURL == baseURL && !strings.HasPrefix(p.BaseURL, "http://127.0.0.1") {
+			return true
+		}
+	}
+	return false
+}
+
+// baseURL is e's API root: its own, its preset's, or its protocol's.
+func (c *Config) baseURL(e Endpoint) string {
+	if e.BaseURL != "" {
+		return e.BaseURL
+	}
+	if p, ok := Presets[e.Provider]; ok {
+		return p.BaseURL
+	}
+	return Presets[c.protocol(e)].BaseURL
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return strings.ToLower(u.Host)
+}
+
+// Client returns a client bound to role's settings. Calls through it carry
+// the role, apply its temperature and max tokens unless the request sets
+// its own, are priced from Prices and recorded in the Accountant. Clients
+// are made once per role and shared.
+func (c *Config) Client(role string) (Client, error) {
+	e, err := c.Endpoint(role)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.clients[role]; ok {
+		return cl, nil
+	}
+	opts := Options{
+		BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model,
+		Temperature: e.Temperature, MaxTokens: e.MaxTokens,
+		NoTools: e.NoTools, NoJSONMode: e.NoJSONMode, Timeout: e.Timeout,
+		MaxRetries: c.MaxRetries, Backoff: c.Backoff, HTTPClient: c.HTTPClient, Log: c.Log,
+	}
+	var inner Client
+	if e.Provider == ProviderAnthropic {
+		inner, err = NewAnthropic(opts)
+	} else {
+		inner, err = NewOpenAI(opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cl := &roleClient{role: role, inner: inner, model: e.Model, prices: c.Prices, acct: c.Accountant}
+	if c.clients == nil {
+		c.clients = map[string]Client{}
+	}
+	c.clients[role] = cl
+	return cl, nil
+}

@@ -1,0 +1,53 @@
+package llm
+
+import (
+	"sync"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Encoding is the BPE Tokens counts with: OpenAI's cl100k_base, whose
+// ranks are compiled into the binary (nothing is downloaded).
+const Encoding = "cl100k_base"
+
+var bpe = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+	// tiktoken-go downloads ranks unless told otherwise; the offline
+	// loader reads the copy embedded in tiktoken-go-loader.
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	return tiktoken.GetEncoding(Encoding)
+})
+
+// Tokens counts text's tokens in cl100k_base, for prompt budgets. Special
+// token strings such as <|endoftext|> count as ordinary text. It is safe
+// for concurrent use; the first call loads the ranks (about 100 ms).
+func Tokens(text string) int {
+	if text == "" {
+		return 0
+	}
+	return len(TokenIDs(text))
+}
+
+// TokenIDs returns text's cl100k_base token ids.
+func TokenIDs(text string) []int {
+	enc, err := bpe()
+	if err != nil {
+		// The ranks are embedded, so this is a broken build, not bad input.
+		panic("llm: cl100k_base ranks failed to load: " + err.Error())
+	}
+	return enc.EncodeOrdinary(text)
+}
+
+// MessageTokens counts the tokens of a prompt as chat models bill it:
+// each message's text plus about four tokens of framing, plus three for
+// the reply's priming. Images are not counted.
+func MessageTokens(msgs []Message) int {
+	n := 3
+	for _, m := range msgs {
+		n += 4 + Tokens(m.Text)
+		for _, tc := range m.ToolCalls {
+			n += Tokens(tc.Name) + Tokens(string(tc.Args))
+		}
+	}
+	return n
+}
