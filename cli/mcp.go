@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/apexagent/apex/device"
@@ -18,6 +19,7 @@ type MCPOptions struct {
 	Sim    bool     // --sim: add a simulated phone
 	Apps   []string // --app: app specs for the simulated phone
 	ADB    bool     // --adb: list the adb server's devices too
+	Direct []string // --connect: adbd addresses driven with no adb server
 	HTTP   string   // --http: serve streamable HTTP on this address instead of stdio
 	Token  string   // --token (or APEX_MCP_TOKEN): bearer token for HTTP
 	Policy string   // --policy
@@ -42,6 +44,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 (adds app_install and shell). See docs/mcp.md for host configuration.`,
 		Example: `  apex mcp --sim
   apex mcp --http 127.0.0.1:7300
+  apex mcp --adb=false --connect 127.0.0.1:6520
   APEX_MCP_TOKEN=secret apex mcp --http 0.0.0.0:7300 --policy readonly`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,6 +58,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.BoolVar(&opts.Sim, "sim", false, "add a simulated phone started in this process")
 	f.StringArrayVar(&opts.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
 	f.BoolVar(&opts.ADB, "adb", opts.ADB, "offer the devices of the adb server (--adb=false with --sim: the simulated phone only)")
+	f.StringArrayVar(&opts.Direct, "connect", nil, "also drive the adbd at this address directly, with no adb server (a phone from apex sim, or a network device needing no auth); repeatable")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:7300) instead of stdio")
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
@@ -70,10 +74,13 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if len(opts.Apps) > 0 && !opts.Sim {
 		return fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
 	}
-	if !opts.ADB && !opts.Sim {
-		return fmt.Errorf("--adb=false leaves no devices: add --sim")
+	if !opts.ADB && !opts.Sim && len(opts.Direct) == 0 {
+		return fmt.Errorf("--adb=false leaves no devices: add --sim or --connect")
 	}
 	var hosts []device.Host
+	if len(opts.Direct) > 0 {
+		hosts = append(hosts, android.NewDirectHost("adbd", opts.Direct, &android.Options{Log: env.Log}))
+	}
 	if opts.ADB {
 		hs, err := deviceHosts(env)
 		if err != nil {
@@ -114,7 +121,11 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 }
 
 func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, idle time.Duration) (*mcp.Server, error) {
-	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: idle, Log: env.Log, Version: Version, AI: mcpAI(env)})
+	// The lock directory makes leases hold across apex mcp processes: each
+	// MCP host (Claude, Cursor, …) starts its own.
+	lockDir := filepath.Join(os.TempDir(), "apex-mcp-leases")
+	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: idle, LockDir: lockDir,
+		Log: env.Log, Version: Version, AI: mcpAI(env)})
 }
 
 // mcpAI is the AI runtime behind act, assert and query; nil until package

@@ -26,6 +26,7 @@ type lease struct {
 	driver device.Driver
 	owner  *sdk.ServerSession
 	space  *action.Space
+	unlock func()        // releases the cross-process lock, if any
 	ready  chan struct{} // closed once driver is set (or opening failed)
 	err    error         // why opening failed
 
@@ -40,6 +41,9 @@ func (l *lease) close() {
 	<-l.ready
 	if l.driver != nil {
 		l.driver.Close()
+	}
+	if l.unlock != nil {
+		l.unlock()
 	}
 }
 
@@ -96,8 +100,19 @@ func (s *Server) open(ctx context.Context, ss *sdk.ServerSession, query string) 
 		stale.close()
 	}
 
+	if s.opts.LockDir != "" {
+		if l.unlock, err = lockDevice(s.opts.LockDir, t.ID); err != nil {
+			l.err = err
+			close(l.ready)
+			s.drop(l)
+			return nil, false, err
+		}
+	}
 	d, _, err := s.reg.Open(ctx, t.ID)
 	if err != nil {
+		if l.unlock != nil {
+			l.unlock()
+		}
 		l.err = err
 		close(l.ready)
 		s.drop(l)
@@ -261,4 +276,14 @@ func (s *Server) spaceFor(p device.Platform) *action.Space {
 		}
 	}
 	return s.spaces[0]
+}
+
+// lockName turns a device id into a file name.
+func lockName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, id) + ".lock"
 }

@@ -136,3 +136,19 @@ func TestDeviceErrors(t *testing.T) {
 		t.Errorf("scene_diff before observe: %s", msg)
 	}
 }
+
+func TestLeaseAcrossProcesses(t *testing.T) {
+	l, hosts := simHosts(t, 1)
+	id := simID(l, 0)
+	dir := t.TempDir()
+	// Two servers sharing a lock directory stand for two apex mcp processes.
+	a := connect(t, newServer(t, &mcp.Options{Hosts: hosts, LockDir: dir}))
+	b := connect(t, newServer(t, &mcp.Options{Hosts: hosts, LockDir: dir}))
+	a.ok("device_open", map[string]any{"device": id})
+	if msg := b.fails("device_open", map[string]any{"device": id}); !strings.Contains(msg, "device "+id+" is in use by another session") {
+		t.Errorf("second process: %s", msg)
+	}
+	a.ok("device_close", map[string]any{"device": id})
+	b.ok("device_open", map[string]any{"device": id})
+	b.ok("observe", map[string]any{"device": id})
+}

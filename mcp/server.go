@@ -61,6 +61,10 @@ type Options struct {
 	// IdleTimeout ends a lease after this long without a tool call on its
 	// device; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// LockDir, when set, holds a lock file per leased device, so servers
+	// in other processes sharing the directory refuse the device too
+	// (apex mcp uses one under the temp directory).
+	LockDir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Log receives debug records; nil discards.
