@@ -226,6 +226,7 @@ func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *Check, v 
 func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 	tried := map[string]bool{}
 	ro := resolveOpts{}
+	crashed := ""
 	for attempt := 0; ; attempt++ {
 		sc, err := o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt))
 		if err != nil {
@@ -337,6 +338,12 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		if ctx.Err() != nil {
 			return StatusFailed, ctx.Err().Error()
 		}
+		for _, sg := range signals {
+			if sg.Kind == SigCrash || sg.Kind == SigANR {
+				crashed = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
+			}
+		}
+		why = crashed + why
 		if attempt >= MaxRetries {
 			o.failedAt[stepText(st)] = after.Fingerprint()
 			o.summarize(ctx, st, "FAIL")
