@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -157,11 +156,7 @@ func (rt *Runtime) query(ctx context.Context, s *session, goal, kind string) (an
 	if m == nil {
 		return nil, fmt.Errorf("%w: a free-form query (aiQuery) needs one; ask for a number or string of a quoted element instead", ErrNeedsModel)
 	}
-	want := map[string]string{QueryAny: "JSON value shaped as the question asks", QueryBoolean: "boolean", QueryNumber: "number", QueryString: "string"}[kind]
-	resp, err := m.complete(ctx, &llm.Request{JSON: true, Messages: []llm.Message{
-		{Role: "system", Text: fmt.Sprintf(querySystem, want)},
-		{Role: "user", Text: fmt.Sprintf("Question: %s\nScreen:\n%s", goal, distill(sc, promptBudget))},
-	}})
+	resp, err := m.complete(ctx, queryRequest(goal, kind, sc))
 	if err != nil {
 		return nil, err
 	}

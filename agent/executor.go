@@ -13,7 +13,6 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 )
@@ -115,6 +114,7 @@ func call(st Step) (string, map[string]any, string, error) {
 type resolveOpts struct {
 	anyMatch bool // another locator: take the best of several matches
 	noCache  bool
+	progress string // the compressed context, for the model
 }
 
 // execute runs the step once on screen sc.
@@ -187,7 +187,7 @@ func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scen
 	if x.model == nil {
 		return rerr
 	}
-	return x.byModel(ctx, ex, st, sc, name, rerr)
+	return x.byModel(ctx, ex, st, sc, name, rerr, ro.progress)
 }
 
 // ruleTarget finds a step's target without a model. Input with no target
@@ -251,19 +251,12 @@ func sameElement(a scene.Element, b *scene.Element) bool {
 
 // byModel asks the executor model for the one call; it sees the step, the
 // screen list and the one tool the step needs.
-func (x *executor) byModel(ctx context.Context, ex *execution, st Step, sc *scene.Scene, name string, why error) error {
+func (x *executor) byModel(ctx context.Context, ex *execution, st Step, sc *scene.Scene, name string, why error, progress string) error {
 	a, err := x.space.Find(name)
 	if err != nil {
 		return err
 	}
-	req := &llm.Request{
-		Messages: []llm.Message{
-			{Role: "system", Text: executorSystem},
-			{Role: "user", Text: fmt.Sprintf("Step: %s\nRules could not resolve the target: %s\nScreen:\n%s", stepText(st), truncate(why.Error(), 200), distill(sc, promptBudget))},
-		},
-		Tools: []llm.Tool{{Name: a.Name(), Description: a.Description(), Schema: a.SchemaJSON()}},
-	}
-	resp, err := x.model.complete(ctx, req)
+	resp, err := x.model.complete(ctx, executorRequest(st, why.Error(), sc, a, progress))
 	if err != nil {
 		return fmt.Errorf("rules could not find the target (%v) and the model failed: %w", why, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -225,7 +224,7 @@ func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *Check, v 
 // StatusOK, StatusReview or StatusFailed with the reason.
 func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 	tried := map[string]bool{}
-	ro := resolveOpts{}
+	ro := resolveOpts{progress: o.progress(o.done)}
 	crashed := ""
 	for attempt := 0; ; attempt++ {
 		sc, err := o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt))
@@ -433,10 +432,7 @@ func (o *orchestrator) modelJudge(ctx context.Context, c *Check, s *scene.Scene,
 
 // askValidator asks the validator model for a verdict on assertion.
 func askValidator(ctx context.Context, m *roleModel, assertion string, s *scene.Scene) (Verdict, error) {
-	resp, err := m.complete(ctx, &llm.Request{JSON: true, Messages: []llm.Message{
-		{Role: "system", Text: validatorSystem},
-		{Role: "user", Text: fmt.Sprintf("Assertion: %s\nScreen:\n%s", assertion, distill(s, promptBudget))},
-	}})
+	resp, err := m.complete(ctx, validatorRequest(assertion, s))
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -68,13 +67,7 @@ func (p *planner) replan(ctx context.Context, b *bus, goal string, sc *scene.Sce
 }
 
 func (p *planner) byModel(ctx context.Context, goal string, sc *scene.Scene, progress string) ([]Step, error) {
-	user := "Goal: " + goal + "\n"
-	if progress != "" {
-		user += "Progress: " + progress + "\n"
-	}
-	user += "Screen:\n" + distill(sc, promptBudget)
-	resp, err := p.model.complete(ctx, &llm.Request{JSON: true, Messages: []llm.Message{
-		{Role: "system", Text: plannerSystem}, {Role: "user", Text: user}}})
+	resp, err := p.model.complete(ctx, plannerRequest(goal, sc, progress))
 	if err != nil {
 		return nil, err
 	}

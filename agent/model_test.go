@@ -1,0 +1,355 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/store"
+)
+
+// scriptedModel is the test's model: it answers each role from what the
+// prompt says — the goal, the step, and the Scene text — as a real model
+// would, only by rules written for the suite's tasks.
+type scriptedModel struct {
+	mu    sync.Mutex
+	calls map[string]int // by role (from the system prompt)
+	reqs  []*llm.Request
+}
+
+// mreply is what the model answers: text, or a call of the one tool offered.
+type mreply struct {
+	text string
+	call *llm.ToolCall
+}
+
+func newScripted() *scriptedModel { return &scriptedModel{calls: map[string]int{}} }
+
+// natural maps the suite's plain-words goals to what the scripted planner
+// plans (written in the controlled language, then turned into steps).
+var natural = func() map[string]string {
+	m := map[string]string{}
+	for _, tk := range suite {
+		m[tk.natural] = tk.goal
+	}
+	return m
+}()
+
+var (
+	idRE      = regexp.MustCompile(`^(e\d+) `)
+	quotedRE  = regexp.MustCompile(`"([^"]*)"`)
+	valueRE   = regexp.MustCompile(`value="([^"]*)"`)
+	cartNumRE = regexp.MustCompile(`Cart \((\d+)\)`)
+)
+
+func section(prompt, head string) string {
+	_, after, _ := strings.Cut(prompt, head)
+	line, _, _ := strings.Cut(after, "\n")
+	return strings.TrimSpace(line)
+}
+
+func screenOf(prompt string) []string {
+	_, s, _ := strings.Cut(prompt, "Screen:\n")
+	return strings.Split(s, "\n")
+}
+
+// synonyms are the model's world knowledge.
+var synonyms = map[string]string{"basket": "cart", "shopping bag": "cart", "trolley": "cart"}
+
+// findLine finds the screen line that mentions what (or a synonym).
+func findLine(screen []string, what string) (string, bool) {
+	w := strings.ToLower(what)
+	for k, v := range synonyms {
+		if strings.Contains(w, k) {
+			w = v
+		}
+	}
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "the "), "a ")
+	for _, l := range screen {
+		if idRE.MatchString(l) && strings.Contains(strings.ToLower(l), w) && !strings.Contains(l, " system") {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+func (m *scriptedModel) answer(system, user string, tools []string) mreply {
+	switch {
+	case strings.Contains(system, "the planner"):
+		goal := section(user, "Goal: ")
+		cl, ok := natural[goal]
+		if goal == "Open the basket" {
+			cl, ok = `tap "the basket", then check "Your cart is empty" exists`, true
+		}
+		if !ok {
+			return mreply{text: "I do not know how to do that."}
+		}
+		screen := strings.Join(screenOf(user), "\n")
+		if strings.Contains(screen, "Summer Sale") {
+			cl = `tap "Close", ` + cl // the model sees the popup first
+		}
+		if strings.HasPrefix(cl, `open "`) {
+			// On the home screen already: just tap the icon.
+			if app := quotedRE.FindStringSubmatch(cl)[1]; strings.Contains(screen, `item "`+app+`"`) {
+				cl = "tap" + strings.TrimPrefix(cl, "open")
+			}
+		}
+		steps, err := agent.PlanRules(cl)
+		if err != nil {
+			return mreply{text: "sorry: " + err.Error()}
+		}
+		b, _ := json.Marshal(map[string]any{"steps": steps})
+		return mreply{text: "Here is the plan:\n```json\n" + string(b) + "\n```"}
+	case strings.Contains(system, "the executor"):
+		step := section(user, "Step: ")
+		q := quotedRE.FindStringSubmatch(step)
+		if q == nil || len(tools) == 0 {
+			return mreply{text: "{}"}
+		}
+		line, ok := findLine(screenOf(user), q[1])
+		if !ok {
+			return mreply{text: `{"action":"Sleep","params":{"ms":10}}`}
+		}
+		args := map[string]any{"locate": map[string]string{"id": idRE.FindStringSubmatch(line)[1]}}
+		if v := valueRE.FindStringSubmatch(step); v != nil {
+			args["value"] = v[1]
+		}
+		raw, _ := json.Marshal(args)
+		return mreply{call: &llm.ToolCall{ID: "call_1", Name: tools[0], Args: raw}}
+	case strings.Contains(system, "the validator"):
+		a := section(user, "Assertion: ")
+		screen := screenOf(user)
+		switch {
+		case strings.Contains(a, "cart is empty"):
+			_, ok := findLine(screen, `"Cart (0)"`)
+			return mreply{text: `{"pass":` + boolJSON(ok) + `,"confidence":0.92,"evidence":"the cart button reads Cart (0)"}`}
+		case strings.Contains(a, "maybe"):
+			return mreply{text: `{"pass":true,"confidence":0.7,"evidence":"it looks so, but I am not sure"}`}
+		}
+		q := quotedRE.FindStringSubmatch(a)
+		if q == nil {
+			return mreply{text: `{"pass":false,"confidence":0.5,"evidence":"cannot tell"}`}
+		}
+		_, ok := findLine(screen, q[1])
+		return mreply{text: `{"pass":` + boolJSON(ok) + `,"confidence":0.9,"evidence":"looked for ` + q[1] + `"}`}
+	case strings.Contains(system, "You read a phone screen"):
+		qn := section(user, "Question: ")
+		if strings.Contains(qn, "cart") {
+			for _, l := range screenOf(user) {
+				if c := cartNumRE.FindStringSubmatch(l); c != nil {
+					return mreply{text: `{"answer": ` + c[1] + `}`}
+				}
+			}
+		}
+		return mreply{text: `{"answer": null}`}
+	}
+	return mreply{text: "?"}
+}
+
+func boolJSON(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func roleOf(system string) string {
+	for _, r := range []string{"planner", "executor", "validator"} {
+		if strings.Contains(system, "the "+r) {
+			return r
+		}
+	}
+	return "query"
+}
+
+// Complete implements llm.Client in process (the HTTP server test uses the
+// same answers through llmtest).
+func (m *scriptedModel) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var system, user string
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case "system":
+			system += msg.Text
+		case "user":
+			user = msg.Text
+		}
+	}
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Name)
+	}
+	m.mu.Lock()
+	m.calls[roleOf(system)]++
+	m.reqs = append(m.reqs, req)
+	m.mu.Unlock()
+	r := m.answer(system, user, tools)
+	resp := &llm.Response{Text: r.text, Model: "scripted", Usage: llm.Usage{PromptTokens: len(system+user) / 4, CompletionTokens: len(r.text) / 4}}
+	if r.call != nil {
+		resp.ToolCalls = []llm.ToolCall{*r.call}
+	}
+	return resp, nil
+}
+
+func (m *scriptedModel) count(role string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls[role]
+}
+
+// models gives every role the scripted model.
+type models struct{ c llm.Client }
+
+func (m models) Client(string) (llm.Client, error) { return m.c, nil }
+
+func TestSuiteScriptedModel(t *testing.T) {
+	for _, tk := range suite {
+		t.Run(tk.name, func(t *testing.T) {
+			m := newScripted()
+			rt, err := agent.New(agent.Config{LLM: models{m}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runSuiteTask(t, tk, rt, tk.natural)
+			if m.count("planner") == 0 || res.ModelCalls == 0 {
+				t.Fatalf("the model planned nothing (%d calls)", res.ModelCalls)
+			}
+			for _, r := range m.reqs {
+				if txt := r.Messages[len(r.Messages)-1].Text; strings.Contains(txt, "<node") || strings.Contains(txt, "<?xml") {
+					t.Fatalf("a prompt carries raw XML: %.200s", txt)
+				}
+			}
+		})
+	}
+}
+
+// A target no rule can find ("the basket") goes to the executor model,
+// which reads the Scene and picks the cart button; the replay cache then
+// serves the same step on the same screen without the model.
+func TestExecutorModelAndCache(t *testing.T) {
+	m := newScripted()
+	file := agent.CachePath(t.TempDir() + "/shop.yaml")
+	st := openStore(t)
+	cache, err := agent.OpenCache(context.Background(), file, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := agent.New(agent.Config{LLM: models{m}, Cache: cache})
+	run := func() *agent.Result {
+		p := startPhone(t, noPopupSeed)
+		p.launch(t, shop)
+		res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: "Open the basket", Driver: p.drv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != agent.Done {
+			t.Fatalf("status %s: %s\n%s", res.Status, res.Reason, dump(res.Events))
+		}
+		if _, act := p.dev.Phone.Foreground(); act != ".CartActivity" {
+			t.Fatalf("the phone shows %s, not the cart", act)
+		}
+		return res
+	}
+	first := run()
+	if first.Steps[0].Via != "model" || m.count("executor") != 1 {
+		t.Fatalf("first run: step 1 via %s, %d executor calls", first.Steps[0].Via, m.count("executor"))
+	}
+	if cache.Len() != 1 {
+		t.Fatalf("cache has %d entries", cache.Len())
+	}
+	second := run()
+	if second.Steps[0].Via != "cache" || m.count("executor") != 1 {
+		t.Fatalf("second run: step 1 via %s, %d executor calls", second.Steps[0].Via, m.count("executor"))
+	}
+	// The file beside the script holds it, and so does the store.
+	if !strings.HasSuffix(file, "/shop.cache.json") {
+		t.Fatalf("cache file %s", file)
+	}
+	for _, src := range []struct {
+		file string
+		st   *store.Store
+	}{{file, nil}, {"", st}} {
+		again, err := agent.OpenCache(context.Background(), src.file, src.st)
+		if err != nil || again.Len() != 1 || again.Entries()[0].Via != "model" {
+			t.Fatalf("reopened cache (file %q): %v, %d entries", src.file, err, again.Len())
+		}
+	}
+	// A cached element that is no longer there: the executor notices before
+	// acting, says so in an event, and falls back to the model.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(data), `"Cart (0)"`, `"Basket (9)"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := agent.OpenCache(context.Background(), file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ = agent.New(agent.Config{LLM: models{m}, Cache: stale})
+	third := run()
+	if third.Steps[0].Via != "model" || m.count("executor") != 2 || len(payloads[map[string]any](t, third.Events, "cache_mismatch")) != 1 {
+		t.Fatalf("stale cache: step 1 via %s, %d executor calls\n%s", third.Steps[0].Via, m.count("executor"), dump(third.Events))
+	}
+}
+
+func TestAssertAndQuery(t *testing.T) {
+	p := startPhone(t, noPopupSeed)
+	p.launch(t, shop)
+	ctx := ctxT(t, 30*time.Second)
+	task := func(goal string) agent.Task { return agent.Task{Goal: goal, Driver: p.drv} }
+
+	off, _ := agent.New(agent.Config{})
+	v, err := off.Assert(ctx, task(`"Cart (0)" exists, "Search" is shown`))
+	if err != nil || !v.Pass || v.Confidence != 1 {
+		t.Fatalf("offline assert: %+v, %v", v, err)
+	}
+	v, err = off.Assert(ctx, task(`确认出现“Cart (1)”`))
+	if err != nil || v.Pass {
+		t.Fatalf("offline assert of an absent text: %+v, %v", v, err)
+	}
+	if _, err := off.Assert(ctx, task("the cart is empty")); !errors.Is(err, agent.ErrNeedsModel) {
+		t.Fatalf("offline free-form assert: %v, want ErrNeedsModel", err)
+	}
+	n, err := off.Query(ctx, task(`"Cart"`), agent.QueryNumber)
+	if err != nil || n != 0.0 {
+		t.Fatalf("offline number query: %v, %v", n, err)
+	}
+	s, err := off.Query(ctx, task(`"Cart"`), agent.QueryString)
+	if err != nil || s != "Cart (0)" {
+		t.Fatalf("offline string query: %v, %v", s, err)
+	}
+	b, err := off.Query(ctx, task(`"Cart (0)" exists`), agent.QueryBoolean)
+	if err != nil || b != true {
+		t.Fatalf("offline boolean query: %v, %v", b, err)
+	}
+	if _, err := off.Query(ctx, task("what is on sale?"), agent.QueryAny); !errors.Is(err, agent.ErrNeedsModel) {
+		t.Fatalf("offline free query: %v", err)
+	}
+
+	m := newScripted()
+	on, _ := agent.New(agent.Config{LLM: models{m}})
+	v, err = on.Assert(ctx, task("the cart is empty"))
+	if err != nil || !v.Pass || v.Confidence != 0.92 || !strings.HasPrefix(v.Evidence, "model:") {
+		t.Fatalf("model assert: %+v, %v", v, err)
+	}
+	v, err = on.Assert(ctx, task("maybe there is a sale"))
+	if err != nil || !v.Review {
+		t.Fatalf("unsure model assert: %+v, %v, want Review", v, err)
+	}
+	n, err = on.Query(ctx, task("How many items are in the cart?"), agent.QueryNumber)
+	if err != nil || n != 0.0 {
+		t.Fatalf("model number query: %v, %v", n, err)
+	}
+}
