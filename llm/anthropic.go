@@ -197,7 +197,7 @@ func (c *Anthropic) encode(req *Request) ([]byte, error) {
 	if len(r.Messages) == 0 {
 		return nil, fmt.Errorf("%w: anthropic needs a user message besides the system prompt", ErrBadRequest)
 	}
-	return json.Marshal(r)
+	return marshal(r)
 }
 
 // decodeAnthropicError reads {"type":"error","error":{"type","message"}}.

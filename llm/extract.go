@@ -52,7 +52,12 @@ func tryJSON(s string) (json.RawMessage, bool) {
 	if v, ok := compact(s); ok {
 		return v, true
 	}
-	return compact(repair(s))
+	v, ok := compact(repair(s))
+	if ok && (string(v) == "{}" || string(v) == "[]") {
+		// Repair that leaves nothing found nothing ("{{{{" is not {}).
+		return nil, false
+	}
+	return v, ok
 }
 
 func compact(s string) (json.RawMessage, bool) {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,6 +92,18 @@ func argsOrEmpty(a json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	return a
+}
+
+// marshal encodes v without escaping <, > and &, so prompts reach the
+// model as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }

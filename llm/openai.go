@@ -199,7 +199,7 @@ func (c *OpenAI) encode(req *Request, fallback bool) ([]byte, error) {
 		}
 		r.Messages = append(r.Messages, om)
 	}
-	return json.Marshal(r)
+	return marshal(r)
 }
 
 func encodeOpenAIMessage(m Message, fallback bool) (oaMessage, error) {
