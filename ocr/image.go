@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/jpeg" // screenshots may come as JPEG
-	"image/png"
+	_ "image/png"
 	"math"
 
 	"golang.org/x/image/draw"
@@ -25,8 +26,8 @@ type input struct {
 	offset int             // border added on each side, in engine pixels
 }
 
-// prepare decodes as little as it must: a whole image without scaling goes
-// to the engine as it came; a region is cropped, enlarged and padded.
+// prepare decodes the image, crops the region, enlarges it when small,
+// pads it, and hands the engine a normalised grey image (see normalize).
 func prepare(data []byte, region image.Rectangle, scale float64) (*input, error) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
@@ -53,30 +54,146 @@ func prepare(data []byte, region image.Rectangle, scale float64) (*input, error)
 	if scale < 0 || scale > 8 || math.IsNaN(scale) {
 		return nil, fmt.Errorf("ocr: scale %v out of range (0 for automatic, up to 8)", scale)
 	}
-	if whole && scale == 1 {
-		return &input{data: data, full: full, region: full, scale: 1}, nil
-	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadImage, err)
 	}
 	w := int(math.Round(float64(region.Dx()) * scale))
 	h := int(math.Round(float64(region.Dy()) * scale))
-	dst := image.NewRGBA(image.Rect(0, 0, w+2*pad, h+2*pad))
-	bg := img.At(region.Min.X, region.Min.Y)
-	draw.Draw(dst, dst.Bounds(), image.NewUniform(bg), image.Point{}, draw.Src)
-	inner := image.Rect(pad, pad, pad+w, pad+h)
+	off := pad
+	if whole {
+		off = 0 // a screen's edges are bars and margins, not text
+	}
+	g := normalize(img, region)
+	dst := image.NewGray(image.Rect(0, 0, w+2*off, h+2*off))
+	bg := g.GrayAt(g.Rect.Min.X, g.Rect.Min.Y)
+	if off > 0 {
+		draw.Draw(dst, dst.Bounds(), image.NewUniform(bg), image.Point{}, draw.Src)
+	}
+	inner := image.Rect(off, off, off+w, off+h)
 	if scale == 1 {
-		draw.Draw(dst, inner, img, region.Min, draw.Src)
+		draw.Draw(dst, inner, g, g.Rect.Min, draw.Src)
 	} else {
-		draw.CatmullRom.Scale(dst, inner, img, region, draw.Src, nil)
+		draw.CatmullRom.Scale(dst, inner, g, g.Rect, draw.Src, nil)
 	}
-	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, dst); err != nil {
-		return nil, fmt.Errorf("ocr: encode region %v: %w", region, err)
+	return &input{data: encodePGM(dst), full: full, region: region, scale: scale, offset: off}, nil
+}
+
+// normalize turns the region into dark text on white, whatever the
+// colours: Tesseract binarises a page with one threshold and misses light
+// text on a coloured button or a dark bar. Around every pixel (a 61-pixel
+// square) the darker or lighter half decides the background; a pixel is
+// ink when it stands out from the neighbourhood's mean towards the other
+// side. Flat fills vanish, so buttons read like any label.
+func normalize(img image.Image, r image.Rectangle) *image.Gray {
+	w, h := r.Dx(), r.Dy()
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	grey(g, img, r)
+	const (
+		rad    = 30
+		margin = 24 // ink stands out from the local mean by about this much
+	)
+	// Integral images of the grey values and of the dark pixels.
+	stride := w + 1
+	sum := make([]int32, stride*(h+1))
+	dark := make([]int32, stride*(h+1))
+	for y := range h {
+		var rs, rd int32
+		src := g.Pix[y*g.Stride : y*g.Stride+w]
+		above, cur := sum[y*stride:], sum[(y+1)*stride:]
+		aboveD, curD := dark[y*stride:], dark[(y+1)*stride:]
+		for x, v := range src {
+			rs += int32(v)
+			if v < 128 {
+				rd++
+			}
+			cur[x+1] = above[x+1] + rs
+			curD[x+1] = aboveD[x+1] + rd
+		}
 	}
-	return &input{data: buf.Bytes(), full: full, region: region, scale: scale, offset: pad}, nil
+	out := make([]uint8, len(g.Pix))
+	for y := range h {
+		y0, y1 := max(y-rad, 0), min(y+rad+1, h)
+		for x := range w {
+			x0, x1 := max(x-rad, 0), min(x+rad+1, w)
+			n := int32((y1 - y0) * (x1 - x0))
+			s := sum[y1*stride+x1] - sum[y0*stride+x1] - sum[y1*stride+x0] + sum[y0*stride+x0]
+			d := dark[y1*stride+x1] - dark[y0*stride+x1] - dark[y1*stride+x0] + dark[y0*stride+x0]
+			v := int32(g.Pix[y*g.Stride+x])
+			diff := s/n - v // darker than around: text on light
+			if 2*d > n {
+				diff = v - s/n // lighter than around: text on dark
+			}
+			// Keep the glyphs' anti-aliased edges as grey: thin CJK
+			// strokes vanish when cut to black and white.
+			out[y*g.Stride+x] = uint8(255 - min(max((diff-margin/2)*4, 0), 255))
+		}
+	}
+	// Long horizontal rules (a button's outline, a divider, an underline)
+	// go: Tesseract skips text it finds boxed in.
+	const longRun = 160
+	for y := range h {
+		row := out[y*g.Stride : y*g.Stride+w]
+		for x := 0; x < w; {
+			if row[x] >= 128 {
+				x++
+				continue
+			}
+			end := x
+			for end < w && row[end] < 128 {
+				end++
+			}
+			if end-x >= longRun {
+				for i := x; i < end; i++ {
+					row[i] = 255
+				}
+			}
+			x = end
+		}
+	}
+	g.Pix = out
+	return g
+}
+
+// grey writes the luminance of img's region r into g.
+func grey(g *image.Gray, img image.Image, r image.Rectangle) {
+	w, h := r.Dx(), r.Dy()
+	var pix []uint8
+	var stride int
+	switch src := img.(type) {
+	case *image.RGBA:
+		pix, stride = src.Pix[src.PixOffset(r.Min.X, r.Min.Y):], src.Stride
+	case *image.NRGBA:
+		pix, stride = src.Pix[src.PixOffset(r.Min.X, r.Min.Y):], src.Stride
+	default:
+		for y := range h {
+			for x := range w {
+				g.Pix[y*g.Stride+x] = color.GrayModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.Gray).Y
+			}
+		}
+		return
+	}
+	for y := range h {
+		row := pix[y*stride : y*stride+4*w]
+		out := g.Pix[y*g.Stride : y*g.Stride+w]
+		for x := range out {
+			p := row[4*x : 4*x+3 : 4*x+3]
+			out[x] = uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2])) / 1000)
+		}
+	}
+}
+
+// encodePGM writes a binary PGM, which Tesseract's image library reads
+// with no decompression (PNG encoding a screen costs more than reading it).
+func encodePGM(g *image.Gray) []byte {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	head := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
+	out := make([]byte, 0, len(head)+w*h)
+	out = append(out, head...)
+	for y := range h {
+		out = append(out, g.Pix[y*g.Stride:y*g.Stride+w]...)
+	}
+	return out
 }
 
 // autoScale enlarges short regions, whose text is usually a single label

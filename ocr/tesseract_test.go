@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"image"
+	"image/color"
+	"image/draw"
 	"strings"
 	"sync"
 	"testing"
@@ -234,5 +236,29 @@ func TestTesseractErrors(t *testing.T) {
 	}
 	if _, err := e.Recognize(ctx, img, &Options{Region: image.Rect(0, 0, 100, 100), Scale: 50}); err == nil {
 		t.Error("scale 50: no error")
+	}
+}
+
+// TestButtonsRead checks labels phones draw that Tesseract alone misses:
+// white text on a coloured button and text boxed in by an outline.
+func TestButtonsRead(t *testing.T) {
+	e := testEngine(t)
+	_, bold := goFonts(t)
+	img := image.NewRGBA(image.Rect(0, 0, 1080, 900))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	draw.Draw(img, image.Rect(40, 100, 1040, 220), image.NewUniform(color.RGBA{103, 80, 164, 255}), image.Point{}, draw.Src)
+	filled := drawText(img, face(t, bold, 44), 420, 135, "Checkout", color.White)
+	outline := image.Rect(40, 400, 1040, 520)
+	draw.Draw(img, outline, image.NewUniform(color.RGBA{103, 80, 164, 255}), image.Point{}, draw.Src)
+	draw.Draw(img, outline.Inset(3), image.NewUniform(color.White), image.Point{}, draw.Src)
+	boxed := drawText(img, face(t, bold, 44), 420, 435, "Continue", color.RGBA{103, 80, 164, 255})
+	res, err := e.Recognize(context.Background(), encodePNG(t, img), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []drawn{{"Checkout", filled}, {"Continue", boxed}} {
+		if !found(res, want) {
+			t.Errorf("missed %q at %v; read %q", want.text, want.box, res.Text())
+		}
 	}
 }
