@@ -101,7 +101,11 @@ func TestKeysAndApps(t *testing.T) {
 	if !strings.Contains(strings.Join(s.Calls(), " "), "/click") {
 		t.Error("back did not click the navigation bar's button")
 	}
-	for _, k := range []device.Key{device.KeyRecents, device.KeyAppSwitch, device.KeyMenu, device.KeyUp, device.KeyEscape} {
+	must(t, d.PressKey(ctx, device.KeyAppSwitch))
+	if body := s.LastBody("POST /session/{sid}/actions"); !strings.Contains(body, `"y":843`) || !strings.Contains(body, `"duration":800`) {
+		t.Errorf("app switcher gesture = %s; want a swipe up from the bottom edge that pauses", body)
+	}
+	for _, k := range []device.Key{device.KeyMenu, device.KeyUp, device.KeyEscape, device.KeySearch} {
 		if err := d.PressKey(ctx, k); !errors.Is(err, device.ErrUnsupported) {
 			t.Errorf("PressKey(%s) = %v; want ErrUnsupported", k, err)
 		}

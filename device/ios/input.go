@@ -80,8 +80,9 @@ var buttons = map[device.Key]string{
 
 // PressKey presses a key. iPhones have home (or its gesture), volume and
 // side buttons; return, delete, tab and space are typed. Back taps the
-// navigation bar's back button, as iOS has no back key. The rest (recents,
-// arrows, menu, search, escape) fail with device.ErrUnsupported.
+// navigation bar's back button, as iOS has no back key; recents opens the
+// app switcher. The rest (arrows, menu, search, escape) fail with
+// device.ErrUnsupported.
 func (d *Driver) PressKey(ctx context.Context, k device.Key) error {
 	op := "press " + string(k)
 	switch {
@@ -110,7 +111,7 @@ func (d *Driver) PressKey(ctx context.Context, k device.Key) error {
 	case k == device.KeyBack:
 		return d.back(ctx)
 	case k == device.KeyRecents || k == device.KeyAppSwitch:
-		return fmt.Errorf("ios %s: %s: %w: open the app switcher with a swipe up from the bottom edge that pauses mid-screen", d.id, op, device.ErrUnsupported)
+		return d.input(ctx, op, d.appSwitcher)
 	}
 	return fmt.Errorf("ios %s: %s: %w: iPhones have no %s key", d.id, op, device.ErrUnsupported, k)
 }
@@ -149,4 +150,17 @@ func (d *Driver) back(ctx context.Context) error {
 		return fmt.Errorf("ios %s: press back: %w: iOS has no back key and this screen shows no navigation-bar back button; tap the app's own back control or swipe right from the left edge", d.id, device.ErrUnsupported)
 	}
 	return err
+}
+
+// appSwitcher opens the app switcher as a finger does on iPhones without
+// a home button: up from the bottom edge to two thirds of the height,
+// pausing there before letting go.
+func (d *Driver) appSwitcher(ctx context.Context) error {
+	size, err := d.c.WindowSize(ctx)
+	if err != nil {
+		return err
+	}
+	from := wda.Point{X: size.Width / 2, Y: size.Height - 1}
+	to := wda.Point{X: size.Width / 2, Y: size.Height * 2 / 3}
+	return d.c.Touch(ctx, wda.Move(from, 0), wda.Down(), wda.Move(to, 400*time.Millisecond), wda.Pause(800*time.Millisecond), wda.Up())
 }

@@ -1,0 +1,45 @@
+package ios_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/devicetest"
+	"github.com/apexagent/apex/device/ios"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// startLab runs one simulated iPhone with the conformance app installed.
+func startLab(t testing.TB) *lab.Device {
+	t.Helper()
+	// The lab lives as long as its context: the test's lifetime.
+	l, err := lab.Start(context.Background(), lab.Options{IOS: 1, AppFiles: []string{devicetest.AppFile()}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l.Devices()[0]
+}
+
+func openLab(t testing.TB, dev *lab.Device, opts *ios.Options) *ios.Driver {
+	t.Helper()
+	d, err := ios.Open(ctx(t), dev.URL, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestConformance(t *testing.T) {
+	d := openLab(t, startLab(t), nil)
+	devicetest.Run(t, func(*testing.T) device.Driver { return d })
+}
+
+func TestOffline(t *testing.T) {
+	dev := startLab(t)
+	d := openLab(t, dev, &ios.Options{Timeout: 5 * time.Second, Retries: 3, Backoff: 100 * time.Millisecond})
+	devicetest.Offline(t, d, dev.Stop, 6*time.Second)
+}
