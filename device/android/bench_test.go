@@ -12,6 +12,7 @@ import (
 	"net"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/adb/adbtest"
@@ -94,13 +95,16 @@ func openPath(b *testing.B, dev *lab.Device, path string, mode android.Screensho
 func timeFresh(b *testing.B, dev *lab.Device, f func(ctx context.Context) error) {
 	b.Helper()
 	var s benchtest.Sampler
-	cx := ctx(b)
 	var err error
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		flipScreen(b, dev, i)
 		b.StartTimer()
+		// Each call gets its own deadline: under heavy load a whole run
+		// can outlast any one budget.
+		cx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		s.Time(func() { err = f(cx) })
+		cancel()
 		if err != nil {
 			b.Fatal(err)
 		}
