@@ -46,31 +46,49 @@ func locatorFor(target string) action.Locator {
 	return action.Locator{Prompt: target}
 }
 
-// findIn locates target and says how exactly it matched: 1 for exact text,
-// description or id, 0.9 for a looser rule (contains, fuzzy).
+// findIn locates target for the validator and says how exactly it
+// matched: 1 for exact text, description or id, 0.95 ignoring case and
+// spacing, 0.9 when contained. Looser rule matches (all words somewhere)
+// are not evidence that the target is shown: they count as absent.
 func findIn(s *scene.Scene, target string) (scene.Element, float64, error) {
 	e, err := locate.Find(s, locatorFor(target))
 	var amb *locate.AmbiguousError
 	if errors.As(err, &amb) {
-		// Several match: prefer exact ones; one exact hit settles it.
-		var exact []scene.Element
+		best, bestQ := scene.Element{}, 0.0
 		for _, c := range amb.Candidates {
-			if exactly(c, target) {
-				exact = append(exact, c)
+			if q := quality(c, target); q > bestQ {
+				best, bestQ = c, q
 			}
 		}
-		if len(exact) >= 1 {
-			return exact[0], 1, nil
+		if bestQ == 0 {
+			return scene.Element{}, 0, fmt.Errorf("%q: only loose matches (%s): %w", target, amb.Rule, action.ErrNotFound)
 		}
-		return amb.Candidates[0], 0.9, amb
+		return best, bestQ, nil
 	}
 	if err != nil {
 		return scene.Element{}, 0, err
 	}
-	if exactly(e, target) {
-		return e, 1, nil
+	if q := quality(e, target); q > 0 {
+		return e, q, nil
 	}
-	return e, 0.9, nil
+	return scene.Element{}, 0, fmt.Errorf("%q: only a loose match (%s): %w", target, brief(e), action.ErrNotFound)
+}
+
+// quality grades how well e matches target: 1 exact, 0.95 ignoring case,
+// 0.9 contained, 0 otherwise.
+func quality(e scene.Element, target string) float64 {
+	if exactly(e, target) {
+		return 1
+	}
+	t := norm(strings.TrimPrefix(target, "id:"))
+	rid := e.ResourceID[strings.LastIndex(e.ResourceID, "/")+1:]
+	switch {
+	case norm(e.Text) == t || norm(e.Desc) == t:
+		return 0.95
+	case strings.Contains(norm(e.Text), t) || strings.Contains(norm(e.Desc), t) || t != "" && strings.Contains(rid, strings.ReplaceAll(t, " ", "_")):
+		return 0.9
+	}
+	return 0
 }
 
 func exactly(e scene.Element, target string) bool {

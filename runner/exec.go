@@ -14,8 +14,8 @@ import (
 	"github.com/apexagent/apex/script"
 )
 
-// exec runs one step against the screen it starts from.
-func (r *run) exec(ctx context.Context, st script.Step, before *screen, out *outcome) error {
+// execRules runs one step against the screen it starts from, by rules.
+func (r *run) execRules(ctx context.Context, st script.Step, before *screen, out *outcome) error {
 	switch st.Kind {
 	case script.Tap, script.AITap:
 		return r.act(ctx, st, before, out, "Tap", map[string]any{})

@@ -48,6 +48,10 @@ type Options struct {
 	// OnStep, when set, is called after each step is recorded (from the
 	// goroutine running the script).
 	OnStep func(Progress)
+	// AI runs the steps that need a model or the controlled-language
+	// planner (an *agent.Runtime); nil leaves them failing with
+	// ErrNeedsModel.
+	AI AI
 }
 
 // Progress reports one finished step.

@@ -1,0 +1,158 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/store"
+)
+
+// simPhone starts a simulated phone and drives it through adbd and the
+// Android driver, the way `apex run --sim` does.
+func simPhone(t *testing.T) (*lab.Device, *android.Driver) {
+	t.Helper()
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev := l.Devices()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := android.OpenDirect(ctx, dev.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return dev, d
+}
+
+const aiScript = `
+android:
+  launch: com.apex.login
+tasks:
+  - name: sign in by the rule planner
+    flow:
+      - aiAct: type "demo" into "Username", type "apex123" into "Password", then tap "Sign in"
+      - aiAssert: check "Welcome, demo!" exists
+      - aiWaitFor: '"Sign out" is shown'
+        timeout: 2000
+      - aiNumber: '"You have signed in"'
+        name: logins
+      - aiString: '"Welcome, demo!"'
+        name: greeting
+      - aiBoolean: '"Sign in" exists'
+        name: onLogin
+`
+
+func TestAIStepsOffline(t *testing.T) {
+	dev, d := simPhone(t)
+	st := openStore(t)
+	rt, err := agent.New(agent.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := fastOptions(st)
+	opts.AI = rt
+	res, err := Run(context.Background(), d, load(t, aiScript), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusPassed {
+		t.Fatalf("status %s: %s", res.Status, res.Reason)
+	}
+	want := map[string]any{"logins": 1.0, "greeting": "Welcome, demo!", "onLogin": false}
+	for k, v := range want {
+		if res.Outputs[k] != v {
+			t.Errorf("output %s = %v, want %v", k, res.Outputs[k], v)
+		}
+	}
+	s, _ := dev.Phone.State("com.apex.login")
+	if s["logins"] != 1.0 && s["logins"] != 1 {
+		t.Fatalf("the phone says logins = %v", s["logins"])
+	}
+	// The agent's events are in the run's store, under the run's ID.
+	steps, err := st.Steps(context.Background(), res.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		TaskID string `json:"task_id"`
+	}
+	if err := json.Unmarshal(steps[1].Result, &out); err != nil || !strings.HasPrefix(out.TaskID, res.Run.ID+"/act-") {
+		t.Fatalf("aiAct result %s: %v", steps[1].Result, err)
+	}
+	evs, err := st.Events(context.Background(), out.TaskID)
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].ActionType != agent.EvTaskFinished {
+		t.Fatalf("events of %s: %d, %v", out.TaskID, len(evs), err)
+	}
+}
+
+// Without a model, a goal outside the controlled language keeps the
+// needs-a-model error, now naming the sentence the planner could not read.
+func TestAIStepsNeedModel(t *testing.T) {
+	_, d := simPhone(t)
+	rt, _ := agent.New(agent.Config{})
+	for _, step := range []string{"aiAct: sign in as the demo user", "aiAssert: the user is signed in", "aiTap: the blue round thing"} {
+		opts := fastOptions(openStore(t))
+		opts.AI = rt
+		res, err := Run(context.Background(), d, load(t, "android:\n  launch: com.apex.login\ntasks:\n  - name: t\n    flow:\n      - "+step+"\n"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != store.StatusFailed || !strings.Contains(res.Reason, "needs a model") {
+			t.Fatalf("%s: status %s: %s", step, res.Status, res.Reason)
+		}
+		if strings.HasPrefix(step, "aiAct") && !strings.Contains(res.Reason, "sentence 1 of 1") {
+			t.Fatalf("%s: the reason does not name the sentence: %s", step, res.Reason)
+		}
+	}
+}
+
+// tapModel is a one-trick executor model: it taps the screen line that
+// mentions the cart.
+type tapModel struct{ calls int }
+
+var lineID = regexp.MustCompile(`(?m)^(e\d+) .*cart_button`)
+
+func (m *tapModel) Complete(_ context.Context, req *llm.Request) (*llm.Response, error) {
+	m.calls++
+	user := req.Messages[len(req.Messages)-1].Text
+	id := lineID.FindStringSubmatch(user)
+	if len(req.Tools) == 0 || id == nil {
+		return nil, errors.New("tapModel: no tool or no cart on screen")
+	}
+	return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "1", Name: req.Tools[0].Name, Args: json.RawMessage(`{"locate":{"id":"` + id[1] + `"}}`)}}}, nil
+}
+
+type oneModel struct{ c llm.Client }
+
+func (m oneModel) Client(string) (llm.Client, error) { return m.c, nil }
+
+// aiTap with a target no rule finds goes to the runtime's executor model.
+func TestAITapByModel(t *testing.T) {
+	dev, d := simPhone(t)
+	m := &tapModel{}
+	rt, _ := agent.New(agent.Config{LLM: oneModel{m}})
+	opts := fastOptions(openStore(t))
+	opts.AI = rt
+	res, err := Run(context.Background(), d, load(t, "android:\n  launch: com.apex.shop\ntasks:\n  - name: t\n    flow:\n      - aiTap: the shopping basket\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusPassed || m.calls != 1 {
+		t.Fatalf("status %s (%s), %d model calls", res.Status, res.Reason, m.calls)
+	}
+	if _, act := dev.Phone.Foreground(); act != ".CartActivity" {
+		t.Fatalf("the phone shows %s", act)
+	}
+}
