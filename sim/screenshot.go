@@ -59,7 +59,7 @@ func (p *Phone) Screenshot() ([]byte, error) {
 	p.draw(f, L)
 	var buf bytes.Buffer
 	buf.Grow(len(p.shot.png) + 4096)
-	if err := encoder.Encode(&buf, f); err != nil {
+	if err := p.encodePNG(&buf, f); err != nil {
 		return nil, fmt.Errorf("sim: screenshot: encode png: %w", err)
 	}
 	p.shot = shotCache{key: key, png: buf.Bytes()}

@@ -255,8 +255,10 @@ func (p *Phone) SourceXCUI() []byte {
 }
 
 // AppendXML writes e as WebDriverAgent's XML source does: a tag named
-// after the type, attributes type, value, name, label, enabled, visible,
-// accessible, x, y, width, height, index, indented two spaces a level.
+// after the type, attributes type, value, name, label, placeholderValue,
+// enabled, visible, accessible, selected (when true), x, y, width,
+// height, index, indented two spaces a level. Like iOS's WebDriverAgent
+// it writes no focus (only the JSON source has isFocused).
 func (e *XCUIElement) AppendXML(b *bytes.Buffer, depth, index int) {
 	for range depth {
 		b.WriteString("  ")
@@ -306,9 +308,6 @@ func (e *XCUIElement) AppendXML(b *bytes.Buffer, depth, index int) {
 	flag("accessible", e.Accessible)
 	if e.Selected {
 		flag("selected", true)
-	}
-	if e.Focused {
-		flag("focused", true)
 	}
 	num("x", e.Rect.Min.X)
 	num("y", e.Rect.Min.Y)

@@ -28,11 +28,14 @@ type rig struct {
 	clock *fakeClock
 }
 
-func newRig(t *testing.T) *rig {
+// newRig starts a phone whose clock stands still, so Shop's delayed sale
+// popup never shows unless a test moves the clock.
+func newRig(t *testing.T) *rig { return newRigSeed(t, 0) }
+
+func newRigSeed(t *testing.T, seed int64) *rig {
 	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 5, 1, 9, 41, 0, 0, time.UTC)}
-	// Seed 3 keeps Shop's sale popup away (tests that want it open it).
-	p, err := sim.NewPhone(sim.Options{Platform: sim.PlatformIOS, Clock: clock, Seed: 3})
+	p, err := sim.NewPhone(sim.Options{Platform: sim.PlatformIOS, Clock: clock, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

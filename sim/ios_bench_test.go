@@ -1,0 +1,41 @@
+package sim
+
+import (
+	"bytes"
+	"testing"
+)
+
+// BenchmarkPNGEncoders encodes one frame of the iPhone's Shop list with
+// image/png (BestSpeed, adaptive filters; Android's encoder) and with
+// encodeFlat (the iPhone's).
+func BenchmarkPNGEncoders(b *testing.B) {
+	p, err := NewPhone(Options{Seed: 1, Clock: newFakeClock(), Platform: PlatformIOS})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Launch("com.apex.shop"); err != nil {
+		b.Fatal(err)
+	}
+	frame, err := p.Frame()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, enc := range []struct {
+		name string
+		fn   func(*bytes.Buffer) error
+	}{
+		{"image-png", func(w *bytes.Buffer) error { return encoder.Encode(w, frame) }},
+		{"flat", func(w *bytes.Buffer) error { return encodeFlat(w, frame) }},
+	} {
+		b.Run(enc.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := enc.fn(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len())/1024, "KiB/png")
+		})
+	}
+}
