@@ -137,11 +137,13 @@ func (c *Client) Do(ctx context.Context, method, path string, body any) (*Respon
 		return nil, c.transportErr(ctx, op, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
+	// Screenshots are megabytes: size the buffer once when the length is
+	// known instead of growing it by copies.
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(resp.ContentLength, 0), maxBody)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBody)); err != nil {
 		return nil, c.transportErr(ctx, op, err)
 	}
-	return DecodeResponse(op, resp.StatusCode, data)
+	return DecodeResponse(op, resp.StatusCode, buf.Bytes())
 }
 
 // transportErr tells a caller's cancellation from an unreachable server.
