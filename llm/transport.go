@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -184,6 +185,10 @@ func (t *transport) once(ctx context.Context, url string, header http.Header, bo
 		return nil, -1, fmt.Errorf("llm: %s %s: no answer from %s within %v: %w (%w)", t.provider, t.opts.Model, url, t.opts.Timeout, ErrTimeout, context.DeadlineExceeded)
 	}
 	// Connection refused, reset, …: worth another try.
+	var uerr *neturl.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err // it would repeat the URL
+	}
 	return nil, 0, fmt.Errorf("llm: %s %s: POST %s: %w", t.provider, t.opts.Model, url, err)
 }
 

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/apexagent/apex/llm"
+	"github.com/spf13/cobra"
+)
+
+// ModelTestOptions are the inputs of `apex model test`.
+type ModelTestOptions struct {
+	Config  string   // apex.yaml path
+	Roles   []string // roles to test; empty means every role
+	Timeout time.Duration
+	Getenv  func(string) string
+}
+
+// ModelTestResult is one endpoint's answer, shared by the roles that use it.
+type ModelTestResult struct {
+	Roles            []string `json:"roles"`
+	Provider         string   `json:"provider"`
+	Model            string   `json:"model"`
+	BaseURL          string   `json:"base_url"`
+	OK               bool     `json:"ok"`
+	LatencyMS        int64    `json:"latency_ms"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	Answer           string   `json:"answer,omitempty"`
+	Error            string   `json:"error,omitempty"`
+}
+
+func newCmdModel(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "model",
+		Short: "Check the language models the AI steps use",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdModelTest(env))
+	return cmd
+}
+
+func newCmdModelTest(env *Env) *cobra.Command {
+	opts := &ModelTestOptions{Getenv: os.Getenv}
+	cmd := &cobra.Command{
+		Use:   "test",
+		Short: "Send a tiny request to each configured model endpoint",
+		Long: `Send a tiny request ("ping") to every model endpoint the roles use, and
+print each endpoint's model, latency and tokens. Roles that share an
+endpoint are tested once. Exits 1 if any endpoint fails.
+
+Models are configured in the model: section of apex.yaml or with
+APEX_MODEL_BASE_URL, APEX_MODEL_NAME and APEX_MODEL_API_KEY (Midscene's
+MIDSCENE_MODEL_* and OPENAI_API_KEY / OPENAI_BASE_URL work too).`,
+		Example: `  APEX_MODEL_NAME=qwen-vl-max APEX_MODEL_PROVIDER=qwen APEX_MODEL_API_KEY=sk-… apex model test
+  apex model test --role planner --config ci/apex.yaml
+  apex --json model test`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("config") {
+				if _, err := os.Stat(opts.Config); err != nil {
+					return fmt.Errorf("--config %s: %w", opts.Config, err)
+				}
+			}
+			return modelTestRun(cmd.Context(), env, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section to read (missing is fine)")
+	cmd.Flags().StringSliceVar(&opts.Roles, "role", nil, "test only these roles (repeatable; default: every role)")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Second, "how long each endpoint may take to answer")
+	return cmd
+}
+
+// loadModelConfig reads apex.yaml's model: section and the environment.
+func loadModelConfig(env *Env, file string, getenv func(string) string) (*llm.Config, error) {
+	cfg, err := llm.LoadConfig(file, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Log = env.Log
+	return cfg, nil
+}
+
+func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, err := loadModelConfig(env, opts.Config, opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if !cfg.Configured() && len(cfg.Roles) == 0 {
+		return fmt.Errorf("no model configured: set APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY (or Midscene's MIDSCENE_MODEL_NAME / MIDSCENE_MODEL_BASE_URL / MIDSCENE_MODEL_API_KEY), or add a model: section to %s", opts.Config)
+	}
+	cfg.MaxRetries = -1 // a connectivity check reports the first failure
+	if opts.Timeout > 0 {
+		cfg.Model.Timeout = opts.Timeout
+		for r, o := range cfg.Roles {
+			o.Timeout = 0
+			cfg.Roles[r] = o
+		}
+	}
+	groups, order, err := groupRoles(cfg, opts.Roles)
+	if err != nil {
+		return err
+	}
+	results := make([]ModelTestResult, len(order))
+	var wg sync.WaitGroup
+	for i, key := range order {
+		wg.Go(func() { results[i] = pingEndpoint(ctx, cfg, groups[key]) })
+	}
+	wg.Wait()
+	if err := printModelTest(env, results); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range results {
+		if !r.OK {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d model endpoints failed", failed, len(results))}
+	}
+	return nil
+}
+
+type endpointGroup struct {
+	roles []string
+	ep    llm.Endpoint
+}
+
+// groupRoles resolves each role and groups those that call the same
+// endpoint, so each is pinged once. Roles named on the command line must
+// resolve; of the rest, those without a model are skipped.
+func groupRoles(cfg *llm.Config, only []string) (map[string]*endpointGroup, []string, error) {
+	roles := only
+	if len(roles) == 0 {
+		roles = cfg.RoleNames()
+	}
+	groups := map[string]*endpointGroup{}
+	var order []string
+	var firstErr error
+	for _, role := range roles {
+		ep, err := cfg.Endpoint(role)
+		if err != nil {
+			if len(only) > 0 || !errors.Is(err, llm.ErrNotConfigured) {
+				return nil, nil, err
+			}
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		key := strings.Join([]string{ep.Provider, ep.BaseURL, ep.Model, ep.APIKey}, "\x00")
+		if g, ok := groups[key]; ok {
+			g.roles = append(g.roles, role)
+			continue
+		}
+		groups[key] = &endpointGroup{roles: []string{role}, ep: ep}
+		order = append(order, key)
+	}
+	if len(order) == 0 {
+		return nil, nil, firstErr
+	}
+	return groups, order, nil
+}
+
+func pingEndpoint(ctx context.Context, cfg *llm.Config, g *endpointGroup) ModelTestResult {
+	sort.Strings(g.roles)
+	r := ModelTestResult{Roles: g.roles, Provider: g.ep.Provider, Model: g.ep.Model, BaseURL: g.ep.BaseURL}
+	c, err := cfg.Client(g.roles[0])
+	if err == nil {
+		start := time.Now()
+		var resp *llm.Response
+		resp, err = c.Complete(ctx, &llm.Request{
+			Role:      g.roles[0],
+			MaxTokens: 16,
+			Messages:  []llm.Message{llm.System("This is a connectivity check. Reply with the single word pong."), llm.User("ping")},
+		})
+		r.LatencyMS = time.Since(start).Milliseconds()
+		if err == nil {
+			r.OK, r.Answer = true, strings.TrimSpace(resp.Text)
+			r.PromptTokens, r.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+			if resp.Model != "" {
+				r.Model = resp.Model
+			}
+		}
+	}
+	if err != nil {
+		r.Error = err.Error()
+		var ae *llm.APIError
+		if errors.As(err, &ae) && ae.Status == 404 {
+			r.Error += " (check the base URL and the model name)"
+		}
+	}
+	return r
+}
+
+func printModelTest(env *Env, results []ModelTestResult) error {
+	if env.JSON {
+		return env.PrintJSON(results)
+	}
+	tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLES\tPROVIDER\tMODEL\tENDPOINT\tLATENCY\tTOKENS\tRESULT")
+	for _, r := range results {
+		result := "ok: " + quoteShort(r.Answer)
+		tokens := fmt.Sprintf("%d+%d", r.PromptTokens, r.CompletionTokens)
+		latency := fmt.Sprintf("%dms", r.LatencyMS)
+		if !r.OK {
+			result, tokens = "FAILED: "+r.Error, "-"
+		}
+		roles := strings.Join(r.Roles, ",")
+		if len(results) == 1 && len(r.Roles) > 2 {
+			roles = "all" // every role uses one endpoint
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", roles, r.Provider, r.Model, r.BaseURL, latency, tokens, result)
+	}
+	return tw.Flush()
+}
+
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apexagent/apex/llm/llmtest"
+)
+
+func modelEnv(json bool) (*Env, *bytes.Buffer) {
+	var out bytes.Buffer
+	return &Env{Out: &out, Err: &out, Log: slog.New(slog.DiscardHandler), JSON: json}, &out
+}
+
+func getenv(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+func TestModelTestNothingConfigured(t *testing.T) {
+	env, _ := modelEnv(false)
+	err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: filepath.Join(t.TempDir(), "apex.yaml"), Getenv: getenv(nil)})
+	if err == nil || !strings.Contains(err.Error(), "set APEX_MODEL_NAME") || !strings.Contains(err.Error(), "MIDSCENE_MODEL_NAME") {
+		t.Fatalf("err = %v; want one naming the variables to set", err)
+	}
+}
+
+func TestModelTestPingsEachEndpointOnce(t *testing.T) {
+	srv := llmtest.New(t, func(r *llmtest.Request) llmtest.Reply {
+		if r.LastUser() != "ping" || r.MaxTokens != 16 {
+			return llmtest.Fail(400, "not a ping")
+		}
+		return llmtest.Text("pong")
+	})
+	file := filepath.Join(t.TempDir(), "apex.yaml")
+	yaml := "model:\n  roles:\n    planner:\n      model: big-model\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := getenv(map[string]string{"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "small-model", "APEX_MODEL_API_KEY": llmtest.Key})
+
+	env, out := modelEnv(true)
+	if err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: file, Getenv: vars}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var results []ModelTestResult
+	if err := json.Unmarshal(out.Bytes(), &results); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(results) != 2 || len(srv.Requests()) != 2 {
+		t.Fatalf("%d results, %d requests; want 2 endpoints pinged once each:\n%s", len(results), len(srv.Requests()), out)
+	}
+	models := map[string]ModelTestResult{}
+	for _, r := range results {
+		models[r.Model] = r
+		if !r.OK || r.Answer != "pong" || r.PromptTokens == 0 || r.CompletionTokens == 0 {
+			t.Errorf("result %+v", r)
+		}
+	}
+	if got := models["big-model"].Roles; len(got) != 1 || got[0] != "planner" {
+		t.Errorf("big-model roles = %v, want [planner]", got)
+	}
+	if got := models["small-model"].Roles; len(got) < 7 {
+		t.Errorf("small-model roles = %v, want every other role", got)
+	}
+
+	env, out = modelEnv(false)
+	if err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: file, Roles: []string{"executor"}, Getenv: vars}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ROLES", "executor", "small-model", srv.BaseURL(), "ms", `ok: "pong"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestModelTestFailure(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script(llmtest.Text("pong")))
+	env, out := modelEnv(false)
+	err := modelTestRun(context.Background(), env, &ModelTestOptions{Getenv: getenv(map[string]string{
+		"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "m", "APEX_MODEL_API_KEY": "wrong",
+	})})
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 {
+		t.Fatalf("err = %v; want exit 1", err)
+	}
+	if !strings.Contains(out.String(), "FAILED") || !strings.Contains(out.String(), "APEX_MODEL_API_KEY") {
+		t.Errorf("table does not say what failed and what to check:\n%s", out)
+	}
+}
+
+func TestModelTestCommand(t *testing.T) {
+	env, _ := modelEnv(false)
+	cmd := newCmdModel(env)
+	cmd.SetArgs([]string{"test", "--config", filepath.Join(t.TempDir(), "nope.yaml")})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Fatalf("err = %v; want one naming the missing --config file", err)
+	}
+}
