@@ -24,10 +24,14 @@ import (
 // Config configures a Runtime. The zero value runs offline: the rule
 // planner, rule-based executor and validator.
 type Config struct {
-	// LLM gives each role its model (an *llm.Config); nil or unconfigured
-	// means offline.
-	LLM Models
-	Log *slog.Logger
+	// LLM configures the roles' models (llm.LoadConfig); nil or
+	// unconfigured means offline: the rule planner, rule executor and
+	// rule validator.
+	LLM *llm.Config
+	// Models, when set, gives the roles' clients instead of LLM (tests,
+	// embedders with their own clients).
+	Models Models
+	Log    *slog.Logger
 	// OnEvent sees every event of every task, in order, from the
 	// goroutine running the task.
 	OnEvent func(Event)
@@ -114,7 +118,18 @@ func New(cfg Config) (*Runtime, error) {
 }
 
 // Offline reports whether the runtime has no model.
-func (rt *Runtime) Offline() bool { return !configured(rt.cfg.LLM) }
+func (rt *Runtime) Offline() bool { return !configured(rt.models()) }
+
+// models is where the roles' clients come from: Models, else LLM.
+func (rt *Runtime) models() Models {
+	if rt.cfg.Models != nil {
+		return rt.cfg.Models
+	}
+	if rt.cfg.LLM == nil {
+		return nil
+	}
+	return rt.cfg.LLM
+}
 
 // session is what every kind of task shares: its ID, bus, observer and the
 // roles' models.
@@ -149,10 +164,10 @@ func (rt *Runtime) session(ctx context.Context, t Task, kind string) (*session, 
 
 // model returns role's model on the session's bus, or nil offline.
 func (rt *Runtime) model(s *session, role string) (*roleModel, error) {
-	if !configured(rt.cfg.LLM) {
+	if !configured(rt.models()) {
 		return nil, nil
 	}
-	c, err := rt.cfg.LLM.Client(role)
+	c, err := rt.models().Client(role)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %s model: %w", role, err)
 	}

@@ -126,7 +126,7 @@ func (rt *Runtime) Query(ctx context.Context, t Task, kind string) (any, error) 
 
 func (rt *Runtime) query(ctx context.Context, s *session, goal, kind string) (any, error) {
 	if kind == QueryBoolean {
-		if _, err := parseChecks(goal); err == nil || !configured(rt.cfg.LLM) {
+		if _, err := parseChecks(goal); err == nil || rt.Offline() {
 			v, err := rt.assert(ctx, s, goal)
 			if err != nil {
 				return nil, err
@@ -145,7 +145,7 @@ func (rt *Runtime) query(ctx context.Context, s *session, goal, kind string) (an
 	if kind == QueryNumber || kind == QueryString {
 		if ans, err := ruleQuery(sc, goal, kind); err == nil {
 			return ans, nil
-		} else if !configured(rt.cfg.LLM) {
+		} else if rt.Offline() {
 			return nil, fmt.Errorf("%w: no model is configured, and %w", ErrNeedsModel, err)
 		}
 	}

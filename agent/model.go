@@ -12,7 +12,8 @@ import (
 	"github.com/apexagent/apex/llm"
 )
 
-// Models gives each role its model client; *llm.Config does.
+// Models gives each role its model client, with the role's settings;
+// *llm.Config does.
 type Models interface {
 	Client(role string) (llm.Client, error)
 }
@@ -59,22 +60,8 @@ func promptText(req *llm.Request) string {
 	return b.String()
 }
 
-// countTokens counts prompt tokens; see tokens.go.
-var countTokens = approxTokens
-
-// approxTokens is a conservative estimate: a token per 3 bytes of ASCII
-// text and one per CJK character or other non-ASCII rune.
-func approxTokens(s string) int {
-	n, ascii := 0, 0
-	for _, r := range s {
-		if r < 0x80 {
-			ascii++
-			continue
-		}
-		n++
-	}
-	return n + (ascii+2)/3
-}
+// countTokens counts prompt tokens with the offline cl100k tokenizer.
+var countTokens = llm.Tokens
 
 // modelCall is the model_call event's payload.
 type modelCall struct {
@@ -105,7 +92,7 @@ func (m *roleModel) complete(ctx context.Context, req *llm.Request) (*llm.Respon
 		}
 	}
 	tokens := countTokens(text)
-	resp, err := m.c.Complete(ctx, req)
+	resp, err := m.c.Complete(llm.WithTask(ctx, m.bus.taskID), req)
 	call := modelCall{Role: m.role, PromptTokens: tokens}
 	status := StatusOK
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/llm/llmtest"
 	"github.com/apexagent/apex/store"
 )
 
@@ -22,7 +23,6 @@ import (
 type scriptedModel struct {
 	mu    sync.Mutex
 	calls map[string]int // by role (from the system prompt)
-	reqs  []*llm.Request
 }
 
 // mreply is what the model answers: text, or a call of the one tool offered.
@@ -170,35 +170,28 @@ func roleOf(system string) string {
 	return "query"
 }
 
-// Complete implements llm.Client in process (the HTTP server test uses the
-// same answers through llmtest).
-func (m *scriptedModel) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var system, user string
-	for _, msg := range req.Messages {
-		switch msg.Role {
-		case "system":
-			system += msg.Text
-		case "user":
-			user = msg.Text
-		}
-	}
+// serve answers an OpenAI-compatible request of the llmtest server.
+func (m *scriptedModel) serve(r *llmtest.Request) llmtest.Reply {
 	var tools []string
-	for _, t := range req.Tools {
+	for _, t := range r.Tools {
 		tools = append(tools, t.Name)
 	}
+	system := r.System()
 	m.mu.Lock()
 	m.calls[roleOf(system)]++
-	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()
-	r := m.answer(system, user, tools)
-	resp := &llm.Response{Text: r.text, Model: "scripted", Usage: llm.Usage{PromptTokens: len(system+user) / 4, CompletionTokens: len(r.text) / 4}}
-	if r.call != nil {
-		resp.ToolCalls = []llm.ToolCall{*r.call}
+	rep := m.answer(system, r.LastUser(), tools)
+	if rep.call != nil {
+		return llmtest.Call(rep.call.Name, rep.call.Args)
 	}
-	return resp, nil
+	return llmtest.Text(rep.text)
+}
+
+// start serves the scripted model over HTTP, OpenAI-style, and returns the
+// configuration pointing every role at it.
+func (m *scriptedModel) start(t *testing.T) (*llmtest.Server, *llm.Config) {
+	srv := llmtest.New(t, m.serve)
+	return srv, srv.Config()
 }
 
 func (m *scriptedModel) count(role string) int {
@@ -207,16 +200,12 @@ func (m *scriptedModel) count(role string) int {
 	return m.calls[role]
 }
 
-// models gives every role the scripted model.
-type models struct{ c llm.Client }
-
-func (m models) Client(string) (llm.Client, error) { return m.c, nil }
-
 func TestSuiteScriptedModel(t *testing.T) {
 	for _, tk := range suite {
 		t.Run(tk.name, func(t *testing.T) {
 			m := newScripted()
-			rt, err := agent.New(agent.Config{LLM: models{m}})
+			srv, cfg := m.start(t)
+			rt, err := agent.New(agent.Config{LLM: cfg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,9 +213,12 @@ func TestSuiteScriptedModel(t *testing.T) {
 			if m.count("planner") == 0 || res.ModelCalls == 0 {
 				t.Fatalf("the model planned nothing (%d calls)", res.ModelCalls)
 			}
-			for _, r := range m.reqs {
-				if txt := r.Messages[len(r.Messages)-1].Text; strings.Contains(txt, "<node") || strings.Contains(txt, "<?xml") {
-					t.Fatalf("a prompt carries raw XML: %.200s", txt)
+			for _, r := range srv.Requests() {
+				if p := r.Prompt(); strings.Contains(p, "<node") || strings.Contains(p, "<?xml") || strings.Contains(p, "<hierarchy") {
+					t.Fatalf("a prompt carries raw XML: %.200s", p)
+				}
+				if r.Images() != 0 {
+					t.Fatal("a prompt carries a screenshot")
 				}
 			}
 		})
@@ -244,7 +236,8 @@ func TestExecutorModelAndCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, _ := agent.New(agent.Config{LLM: models{m}, Cache: cache})
+	_, cfg := m.start(t)
+	rt, _ := agent.New(agent.Config{LLM: cfg, Cache: cache})
 	run := func() *agent.Result {
 		p := startPhone(t, noPopupSeed)
 		p.launch(t, shop)
@@ -297,7 +290,7 @@ func TestExecutorModelAndCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, _ = agent.New(agent.Config{LLM: models{m}, Cache: stale})
+	rt, _ = agent.New(agent.Config{LLM: cfg, Cache: stale})
 	third := run()
 	if third.Steps[0].Via != "model" || m.count("executor") != 2 || len(payloads[map[string]any](t, third.Events, "cache_mismatch")) != 1 {
 		t.Fatalf("stale cache: step 1 via %s, %d executor calls\n%s", third.Steps[0].Via, m.count("executor"), dump(third.Events))
@@ -339,7 +332,8 @@ func TestAssertAndQuery(t *testing.T) {
 	}
 
 	m := newScripted()
-	on, _ := agent.New(agent.Config{LLM: models{m}})
+	_, cfg := m.start(t)
+	on, _ := agent.New(agent.Config{LLM: cfg})
 	v, err = on.Assert(ctx, task("the cart is empty"))
 	if err != nil || !v.Pass || v.Confidence != 0.92 || !strings.HasPrefix(v.Evidence, "model:") {
 		t.Fatalf("model assert: %+v, %v", v, err)

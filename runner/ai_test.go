@@ -142,7 +142,7 @@ func (m oneModel) Client(string) (llm.Client, error) { return m.c, nil }
 func TestAITapByModel(t *testing.T) {
 	dev, d := simPhone(t)
 	m := &tapModel{}
-	rt, _ := agent.New(agent.Config{LLM: oneModel{m}})
+	rt, _ := agent.New(agent.Config{Models: oneModel{m}})
 	opts := fastOptions(openStore(t))
 	opts.AI = rt
 	res, err := Run(context.Background(), d, load(t, "android:\n  launch: com.apex.shop\ntasks:\n  - name: t\n    flow:\n      - aiTap: the shopping basket\n"), opts)
