@@ -11,6 +11,11 @@ import (
 func (p *Phone) DumpUI() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.staleDump(p.dumpLocked()), nil
+}
+
+// dumpLocked writes the current screen's dump; p.mu is held.
+func (p *Phone) dumpLocked() []byte {
 	L := p.layout()
 	var b bytes.Buffer
 	b.Grow(16 << 10)
@@ -30,7 +35,7 @@ func (p *Phone) DumpUI() ([]byte, error) {
 		index++
 	}
 	b.WriteString(`</hierarchy>`)
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 func writeNode(b *bytes.Buffer, v *view, index int, clip image.Rectangle) {

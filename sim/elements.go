@@ -147,6 +147,7 @@ func (c *layoutCtx) element(e *Element, r image.Rectangle, scope *evalScope, key
 		v.tap = onTap(e.OnTap)
 		v.clickable = v.tap != nil
 		v.focusable = true
+		c.canvasChildren(v, e, scope, key)
 	case KindAppGrid:
 		c.appGrid(v, r)
 	case KindSpacer:

@@ -335,7 +335,7 @@ func (c *layoutCtx) height(e *Element, width int, scope *evalScope) int {
 	case KindImage:
 		return c.dp(168)
 	case KindCanvas:
-		return c.dp(float64(32*len(e.Lines) + 40))
+		return c.canvasHeight(e, width, scope)
 	case KindSpacer:
 		return c.dp(16)
 	case KindRow:

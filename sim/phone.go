@@ -68,6 +68,7 @@ type Phone struct {
 	rnd        *rand.Rand
 	version    uint64 // bumped on every change of what is on screen
 	shot       shotCache
+	stale      staleTree // see stale.go
 	ios        bool
 }
 

@@ -84,8 +84,19 @@ func cmdSetprop(_ context.Context, c *Cmd) int {
 	c.s.mu.Lock()
 	c.s.setProps[c.Args[1]] = c.Args[2]
 	c.s.mu.Unlock()
+	if st, ok := c.phone().(StaleTreeSetter); ok && c.Args[1] == StaleTreeProp {
+		st.SetStaleTree(c.Args[2] == "1" || c.Args[2] == "true")
+	}
 	return 0
 }
+
+// StaleTreeProp switches a phone's stale-tree mode (see sim.Phone.SetStaleTree)
+// when the phone is a StaleTreeSetter: `setprop debug.apex.stale_tree 1`.
+const StaleTreeProp = "debug.apex.stale_tree"
+
+// StaleTreeSetter is a phone with a stale-tree mode, for tests of clients
+// that must notice a UI tree lagging behind the screen.
+type StaleTreeSetter interface{ SetStaleTree(on bool) }
 
 func cmdWm(_ context.Context, c *Cmd) int {
 	w, h, d := c.phone().Display()
