@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
@@ -24,10 +27,11 @@ type MCPOptions struct {
 	Token  string   // --token (or APEX_MCP_TOKEN): bearer token for HTTP
 	Policy string   // --policy
 	Idle   time.Duration
+	Config string // --config: the apex.yaml with the model: section
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
-	opts := &MCPOptions{ADB: true}
+	opts := &MCPOptions{ADB: true, Config: "apex.yaml"}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve devices and the action space to LLM agents over MCP",
@@ -62,6 +66,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:7300) instead of stdio")
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
+	f.StringVar(&opts.Config, "config", opts.Config, "apex.yaml whose model: section (with APEX_MODEL_* in the environment) configures act, assert and query; none means the offline rule planner")
 	f.DurationVar(&opts.Idle, "idle", mcp.DefaultIdleTimeout, "release a device after this long without a tool call")
 	return cmd
 }
@@ -77,6 +82,34 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if !opts.ADB && !opts.Sim && len(opts.Direct) == 0 {
 		return fmt.Errorf("--adb=false leaves no devices: add --sim or --connect")
 	}
+	httpOpts := &mcp.HTTPOptions{Token: opts.Token}
+	var ln net.Listener
+	if opts.HTTP != "" {
+		// Listen first: a refused address fails before any phone starts.
+		if ln, err = mcp.ListenHTTP(opts.HTTP, httpOpts); err != nil {
+			return err
+		}
+		defer ln.Close()
+	}
+	hosts, release, err := mcpHosts(ctx, env, opts)
+	if err != nil {
+		return err
+	}
+	defer release()
+	srv, err := newMCPServer(env, hosts, policy, opts)
+	if err != nil {
+		return err
+	}
+	if ln == nil {
+		return srv.Run(ctx)
+	}
+	fmt.Fprintf(env.Err, "apex mcp: serving MCP over HTTP on http://%s/mcp (policy %s)\n", ln.Addr(), policy)
+	return srv.ServeHTTP(ctx, ln, httpOpts)
+}
+
+// mcpHosts are the device hosts opts ask for; release stops the simulated
+// phone, if any.
+func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, func(), error) {
 	var hosts []device.Host
 	if len(opts.Direct) > 0 {
 		hosts = append(hosts, android.NewDirectHost("adbd", opts.Direct, &android.Options{Log: env.Log}))
@@ -84,50 +117,51 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if opts.ADB {
 		hs, err := deviceHosts(env)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		hosts = append(hosts, hs...)
 	}
-	if opts.Sim {
-		l, err := lab.Start(ctx, lab.Options{Android: 1, AppFiles: opts.Apps, PortBase: 0, Log: env.Log})
-		if err != nil {
-			return fmt.Errorf("starting the simulated phone: %w", err)
-		}
-		defer l.Close()
-		var addrs []string
-		for _, d := range l.Devices() {
-			addrs = append(addrs, d.Addr)
-		}
-		hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
+	if !opts.Sim {
+		return hosts, func() {}, nil
 	}
-	if opts.HTTP != "" {
-		ln, err := mcp.ListenHTTP(opts.HTTP, &mcp.HTTPOptions{Token: opts.Token})
-		if err != nil {
-			return err
-		}
-		defer ln.Close()
-		srv, err := newMCPServer(env, hosts, policy, opts.Idle)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Err, "apex mcp: serving MCP over HTTP on http://%s/mcp (policy %s)\n", ln.Addr(), policy)
-		return srv.ServeHTTP(ctx, ln, &mcp.HTTPOptions{Token: opts.Token})
-	}
-	srv, err := newMCPServer(env, hosts, policy, opts.Idle)
+	l, err := lab.Start(ctx, lab.Options{Android: 1, AppFiles: opts.Apps, Log: env.Log})
 	if err != nil {
-		return err
+		return nil, nil, fmt.Errorf("starting the simulated phone: %w", err)
 	}
-	return srv.Run(ctx)
+	var addrs []string
+	for _, d := range l.Devices() {
+		addrs = append(addrs, d.Addr)
+	}
+	hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
+	return hosts, func() { l.Close() }, nil
 }
 
-func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, idle time.Duration) (*mcp.Server, error) {
+func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions) (*mcp.Server, error) {
+	ai, err := mcpAI(env, opts.Config)
+	if err != nil {
+		return nil, err
+	}
 	// The lock directory makes leases hold across apex mcp processes: each
 	// MCP host (Claude, Cursor, …) starts its own.
 	lockDir := filepath.Join(os.TempDir(), "apex-mcp-leases")
-	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: idle, LockDir: lockDir,
-		Log: env.Log, Version: Version, AI: mcpAI(env)})
+	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lockDir,
+		Log: env.Log, Version: Version, AI: ai})
 }
 
-// mcpAI is the AI runtime behind act, assert and query; nil until package
-// agent is wired in, and the tools then say so.
-func mcpAI(env *Env) mcp.AI { return nil }
+// mcpAI is the AI runtime behind act, assert and query: the models of the
+// config file and environment, or the offline rule planner without them.
+func mcpAI(env *Env, file string) (mcp.AI, error) {
+	cfg, err := llm.LoadConfig(file, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("model config: %w", err)
+	}
+	ac := agent.Config{Log: env.Log}
+	if cfg.Configured() {
+		ac.LLM = cfg
+	}
+	rt, err := agent.New(ac)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.Agent(rt), nil
+}

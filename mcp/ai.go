@@ -36,9 +36,11 @@ type Task struct {
 
 // Outcome is how an act ended.
 type Outcome struct {
-	Status  string `json:"status"`
-	Summary string `json:"summary"`
-	Steps   int    `json:"steps"`
+	Status  string   `json:"status"` // done, failed, review_required, canceled
+	Summary string   `json:"summary"`
+	Reason  string   `json:"reason,omitempty"` // why it did not finish
+	Steps   int      `json:"steps"`
+	Log     []string `json:"log,omitempty"` // one line per step
 }
 
 // Verdict is an assertion's answer. Review marks a verdict too uncertain to
@@ -51,7 +53,7 @@ type Verdict struct {
 }
 
 // ErrNoAI is what the AI tools return when the server has no AI runtime.
-var ErrNoAI = errors.New("this Apex build has no AI runtime: act, assert and query need package agent wired into `apex mcp` (use observe and the action tools meanwhile)")
+var ErrNoAI = errors.New("this server has no AI runtime: act, assert and query need one (mcp.Options.AI, e.g. mcp.Agent); use observe and the action tools meanwhile")
 
 type aiIn struct {
 	Device string `json:"device" jsonschema:"the device id from device_open"`
@@ -109,7 +111,12 @@ func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*s
 	if err != nil {
 		return nil, nil, fmt.Errorf("act on %s: %w", t.DeviceID, err)
 	}
-	return jsonResult(out)
+	res, _, err := jsonResult(out)
+	// A goal that did not get done is an error the model should see as one.
+	if res != nil && out.Status != "done" {
+		res.IsError = true
+	}
+	return res, nil, err
 }
 
 func (s *Server) assert(ctx context.Context, req *sdk.CallToolRequest, in assertIn) (*sdk.CallToolResult, any, error) {
@@ -131,8 +138,8 @@ func (s *Server) query(ctx context.Context, req *sdk.CallToolRequest, in queryIn
 		return nil, nil, err
 	}
 	kind := in.Kind
-	if kind == "string" {
-		kind = ""
+	if kind == "" {
+		kind = "string"
 	}
 	defer l.mu.Unlock()
 	v, err := s.opts.AI.Query(ctx, t, kind)

@@ -79,6 +79,7 @@ type summary struct {
 	Screenshot struct{ Width, Height int }
 	Refused    string
 	Reopened   bool
+	Asserted   bool
 }
 
 // runClient runs the client script and decodes its summary.
@@ -117,54 +118,48 @@ func checkSummary(t *testing.T, s summary, device string) {
 	if !strings.Contains(s.Refused, "device "+device+" is in use by another session") || !s.Reopened {
 		t.Errorf("second session: refused %q, reopened after close %v", s.Refused, s.Reopened)
 	}
+	if !s.Asserted {
+		t.Error("the client did not get a passing assert")
+	}
 	if s.Tools < 20 {
 		t.Errorf("%d tools", s.Tools)
 	}
 }
 
-// TestNodeClientStdio: each session is its own `apex mcp` process (as each
-// MCP host starts one), both driving one simulated phone over adbd; the
-// lease holds across them.
-func TestNodeClientStdio(t *testing.T) {
-	nodeClient(t)
-	apex := buildApex(t)
-	l, _ := simHosts(t, 1)
-	addr := l.Devices()[0].Addr
-	s := runClient(t, []string{"TMPDIR=" + t.TempDir()}, "stdio", apex, "mcp", "--adb=false", "--connect", addr)
-	checkSummary(t, s, "adbd/"+l.Devices()[0].Serial)
-}
-
-// TestNodeClientHTTP: one `apex mcp --sim --http` process, two HTTP
-// sessions with a bearer token.
-func TestNodeClientHTTP(t *testing.T) {
-	nodeClient(t)
-	apex := buildApex(t)
+// startApex runs apex with args until the test ends and returns the first
+// submatch of re in its output (stdout and stderr), e.g. where it listens.
+func startApex(t *testing.T, re string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, apex, "mcp", "--sim", "--adb=false", "--http", "127.0.0.1:0", "--token", "s3cret")
+	cmd := exec.CommandContext(ctx, buildApex(t), args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	stderr, err := cmd.StderrPipe()
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close()
 	done := make(chan struct{})
-	var logs strings.Builder // the server's stderr, shown if the test fails
+	var logs strings.Builder // apex's output, shown if the test fails
 	t.Cleanup(func() {
 		cancel()
-		<-done // stderr reaches EOF when the server exits
+		<-done // the output reaches EOF when apex exits
 		cmd.Wait()
+		r.Close()
 		if t.Failed() {
-			t.Logf("apex mcp stderr:\n%s", logs.String())
+			t.Logf("apex %s:\n%s", strings.Join(args, " "), logs.String())
 		}
 	})
-	url := ""
-	sc := bufio.NewScanner(stderr)
+	found := ""
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		if m := regexp.MustCompile(`on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
+		logs.WriteString(sc.Text() + "\n")
+		if m := regexp.MustCompile(re).FindStringSubmatch(sc.Text()); m != nil {
+			found = m[1]
 			break
 		}
 	}
@@ -174,10 +169,27 @@ func TestNodeClientHTTP(t *testing.T) {
 			logs.WriteString(sc.Text() + "\n")
 		}
 	}()
-	if url == "" {
-		t.Fatal("apex mcp --http did not say where it listens")
+	if found == "" {
+		t.Fatalf("apex %s did not print %s", strings.Join(args, " "), re)
 	}
+	return found
+}
 
+// TestNodeClientStdio: each session is its own `apex mcp` process (as each
+// MCP host starts one), both driving one phone of `apex sim` over adbd; the
+// lease holds across them.
+func TestNodeClientStdio(t *testing.T) {
+	nodeClient(t)
+	addr := startApex(t, `^android-1\tadb\t(\S+)`, "sim", "--port-base", "0")
+	s := runClient(t, []string{"TMPDIR=" + t.TempDir()}, "stdio", buildApex(t), "mcp", "--adb=false", "--connect", addr)
+	checkSummary(t, s, "adbd/"+addr)
+}
+
+// TestNodeClientHTTP: one `apex mcp --sim --http` process, two HTTP
+// sessions with a bearer token.
+func TestNodeClientHTTP(t *testing.T) {
+	nodeClient(t)
+	url := startApex(t, `on (http://\S+)`, "mcp", "--sim", "--adb=false", "--http", "127.0.0.1:0", "--token", "s3cret")
 	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,10 @@ async function main() {
   const scene = textOf(await call(a.client, "observe", { device }));
   const m = scene.match(/(e\d+) item "Shop"/);
   check(m, `no Shop icon in the scene:\n${scene}`);
+  // assert runs Apex's AI runtime (offline: the rule planner).
+  const verdict = JSON.parse(textOf(await call(a.client, "assert", { device, assertion: '"Shop" exists' })));
+  check(verdict.pass === true, `assert "Shop" exists: ${JSON.stringify(verdict)}`);
+  summary.asserted = true;
   const tapped = textOf(await call(a.client, "tap", { device, locate: m[1] }));
   summary.tapped = m[1];
   check(tapped.includes('"Shop"'), `tap result: ${tapped}`);

@@ -1,0 +1,35 @@
+package mcp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/mcp"
+)
+
+// TestAgentOffline drives act, assert and query through the real AI
+// runtime with no model: the rule planner reads the controlled language.
+func TestAgentOffline(t *testing.T) {
+	rt, err := agent.New(agent.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, id, c := openSim(t, mcp.Options{AI: mcp.Agent(rt)})
+	if out := c.ok("assert", map[string]any{"device": id, "assertion": `"Settings" exists`}); !strings.Contains(out, `"pass": true`) {
+		t.Errorf("assert on the launcher: %s", out)
+	}
+	if out := c.ok("query", map[string]any{"device": id, "question": `"Nowhere" exists`, "kind": "boolean"}); !strings.Contains(out, `"answer": false`) {
+		t.Errorf("query: %s", out)
+	}
+	out := c.ok("act", map[string]any{"device": id, "goal": `tap "Shop"`})
+	if !strings.Contains(out, `"status": "done"`) {
+		t.Errorf("act: %s", out)
+	}
+	if app, _ := l.Devices()[0].Phone.Foreground(); app != "com.apex.shop" {
+		t.Errorf("after act the foreground app is %q", app)
+	}
+	if msg := c.fails("act", map[string]any{"device": id, "goal": "make it nicer somehow"}); msg == "" {
+		t.Error("an offline goal outside the controlled language gave no reason")
+	}
+}

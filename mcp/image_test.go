@@ -1,0 +1,51 @@
+package mcp
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+)
+
+func TestScalePNG(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 300, 600))
+	for y := range 600 {
+		for x := range 300 {
+			src.Set(x, y, color.RGBA{uint8(x), uint8(y), 0, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, src); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		max, w, h int
+		caption   string
+	}{
+		{0, 300, 600, "300x600"}, // under the default: sent as is
+		{200, 100, 200, "100x200 scaled from 300x600: multiply image coordinates by 3"},
+		{599, 299, 599, "scaled from 300x600"},
+		{600, 300, 600, "300x600"},
+		{4000, 300, 600, "300x600"}, // never scaled up
+	} {
+		s, err := scalePNG(buf.Bytes(), tc.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(s.png))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != tc.w || b.Dy() != tc.h || s.w != tc.w || s.h != tc.h {
+			t.Errorf("scalePNG(max %d) = %v (%dx%d), want %dx%d", tc.max, b, s.w, s.h, tc.w, tc.h)
+		}
+		if c := s.caption("d"); !strings.Contains(c, tc.caption) {
+			t.Errorf("caption %q lacks %q", c, tc.caption)
+		}
+	}
+	if _, err := scalePNG([]byte("GIF89a"), 0); err == nil || !strings.Contains(err.Error(), "not a PNG") {
+		t.Errorf("a GIF: %v", err)
+	}
+}
