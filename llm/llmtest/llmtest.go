@@ -27,6 +27,7 @@ const Model = "scripted"
 
 // Request is one chat-completions call as the server received it.
 type Request struct {
+	Protocol    string // llm.ProviderOpenAI or llm.ProviderAnthropic
 	Model       string
 	Messages    []Message
 	Tools       []llm.Tool
@@ -155,8 +156,9 @@ func Script(replies ...Reply) Handler {
 	}
 }
 
-// Server is a scripted OpenAI-compatible server on 127.0.0.1. It answers
-// POST …/chat/completions; a wrong API key gets 401.
+// Server is a scripted model server on 127.0.0.1. It answers OpenAI's
+// POST …/chat/completions and Anthropic's POST …/v1/messages with the same
+// Handler; a wrong API key gets 401.
 type Server struct {
 	*httptest.Server
 	handler Handler
@@ -195,6 +197,13 @@ func (s *Server) Config() *llm.Config {
 	}
 }
 
+// AnthropicConfig is Config for the server's Anthropic Messages API.
+func (s *Server) AnthropicConfig() *llm.Config {
+	c := s.Config()
+	c.Model.Provider, c.Model.BaseURL = llm.ProviderAnthropic, s.URL
+	return c
+}
+
 // Client returns a client for role bound to this server.
 func (s *Server) Client(t testing.TB, role string) llm.Client {
 	t.Helper()
@@ -206,19 +215,31 @@ func (s *Server) Client(t testing.TB, role string) llm.Client {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "llmtest: only POST …/chat/completions is served, not "+r.Method+" "+r.URL.Path)
+	var p protocol
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		p = openAI{}
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
+		p = anthropic{}
+	default:
+		openAI{}.fail(w, http.StatusNotFound, "llmtest: only POST …/chat/completions and …/v1/messages are served, not "+r.Method+" "+r.URL.Path)
 		return
 	}
-	if r.Header.Get("Authorization") != "Bearer "+Key {
-		writeError(w, http.StatusUnauthorized, "Incorrect API key provided")
+	if msg := p.auth(r.Header); msg != "" {
+		p.fail(w, http.StatusUnauthorized, msg)
 		return
 	}
-	req, err := decode(r)
+	raw, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		p.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	req, err := p.decode(raw)
+	if err != nil {
+		p.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req.Header, req.Body = r.Header.Clone(), raw
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
 	s.mu.Unlock()
@@ -236,13 +257,58 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if reply.RetryAfter > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(int(reply.RetryAfter.Seconds()+0.999)))
 		}
-		writeError(w, reply.Status, reply.Error)
+		p.fail(w, reply.Status, reply.Error)
 		return
 	}
-	s.answer(w, req, reply)
+	calls := s.callIDs(reply.ToolCalls)
+	u := reply.Usage
+	if u == nil {
+		out := reply.Text
+		for _, c := range calls {
+			out += c.Name + string(c.Args)
+		}
+		u = &llm.Usage{PromptTokens: llm.Tokens(req.Prompt()), CompletionTokens: llm.Tokens(out)}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(p.answer(req, reply.Text, calls, *u))
 }
 
-func (s *Server) answer(w http.ResponseWriter, req *Request, reply Reply) {
+// callIDs fills in missing tool call IDs, unique per server.
+func (s *Server) callIDs(calls []llm.ToolCall) []llm.ToolCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]llm.ToolCall, len(calls))
+	for i, tc := range calls {
+		s.calls++
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", s.calls)
+		}
+		if len(tc.Args) == 0 {
+			tc.Args = json.RawMessage(`{}`)
+		}
+		out[i] = tc
+	}
+	return out
+}
+
+// protocol is one wire format the server speaks.
+type protocol interface {
+	auth(http.Header) string // "" when the key is right
+	decode(body []byte) (*Request, error)
+	answer(req *Request, text string, calls []llm.ToolCall, u llm.Usage) any
+	fail(w http.ResponseWriter, status int, msg string)
+}
+
+type openAI struct{}
+
+func (openAI) auth(h http.Header) string {
+	if h.Get("Authorization") != "Bearer "+Key {
+		return "Incorrect API key provided"
+	}
+	return ""
+}
+
+func (openAI) answer(req *Request, text string, calls []llm.ToolCall, u llm.Usage) any {
 	type call struct {
 		ID       string `json:"id"`
 		Type     string `json:"type"`
@@ -251,54 +317,38 @@ func (s *Server) answer(w http.ResponseWriter, req *Request, reply Reply) {
 			Arguments string `json:"arguments"`
 		} `json:"function"`
 	}
-	msg := map[string]any{"role": "assistant", "content": reply.Text}
-	var calls []call
-	s.mu.Lock()
-	for _, tc := range reply.ToolCalls {
-		s.calls++
-		c := call{ID: tc.ID, Type: "function"}
-		if c.ID == "" {
-			c.ID = fmt.Sprintf("call_%d", s.calls)
-		}
-		c.Function.Name, c.Function.Arguments = tc.Name, string(tc.Args)
-		calls = append(calls, c)
-	}
-	s.mu.Unlock()
+	msg := map[string]any{"role": "assistant", "content": text}
 	finish := "stop"
 	if len(calls) > 0 {
-		msg["tool_calls"] = calls
-		finish = "tool_calls"
-		if reply.Text == "" {
+		var cs []call
+		for _, tc := range calls {
+			c := call{ID: tc.ID, Type: "function"}
+			c.Function.Name, c.Function.Arguments = tc.Name, string(tc.Args)
+			cs = append(cs, c)
+		}
+		msg["tool_calls"], finish = cs, "tool_calls"
+		if text == "" {
 			msg["content"] = nil
 		}
 	}
-	u := reply.Usage
-	if u == nil {
-		out := reply.Text
-		for _, c := range calls {
-			out += c.Function.Name + c.Function.Arguments
-		}
-		u = &llm.Usage{PromptTokens: llm.Tokens(req.Prompt()), CompletionTokens: llm.Tokens(out)}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	return map[string]any{
 		"id": "chatcmpl-llmtest", "object": "chat.completion", "model": req.Model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage": map[string]int{
 			"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
 			"total_tokens": u.PromptTokens + u.CompletionTokens,
 		},
-	})
+	}
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
+func (openAI) fail(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": http.StatusText(status)}})
 }
 
 // decode reads the OpenAI wire format into a Request.
-func decode(r *http.Request) (*Request, error) {
+func (openAI) decode(raw []byte) (*Request, error) {
 	var body struct {
 		Model    string `json:"model"`
 		Messages []struct {
@@ -328,10 +378,6 @@ func decode(r *http.Request) (*Request, error) {
 		MaxTokens           int      `json:"max_tokens"`
 		MaxCompletionTokens int      `json:"max_completion_tokens"`
 	}
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, err
-	}
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return nil, fmt.Errorf("llmtest: request body is not a chat completion: %v", err)
 	}
@@ -339,8 +385,8 @@ func decode(r *http.Request) (*Request, error) {
 		return nil, fmt.Errorf("llmtest: request needs a model and messages")
 	}
 	req := &Request{
-		Model: body.Model, Temperature: body.Temperature, MaxTokens: max(body.MaxTokens, body.MaxCompletionTokens),
-		JSON: body.ResponseFormat != nil && body.ResponseFormat.Type == "json_object", Header: r.Header.Clone(), Body: raw,
+		Protocol: llm.ProviderOpenAI, Model: body.Model, Temperature: body.Temperature, MaxTokens: max(body.MaxTokens, body.MaxCompletionTokens),
+		JSON: body.ResponseFormat != nil && body.ResponseFormat.Type == "json_object",
 	}
 	for _, t := range body.Tools {
 		if t.Type != "function" {
