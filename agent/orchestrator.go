@@ -45,6 +45,7 @@ type orchestrator struct {
 	failedAt  map[string]string
 	replans   int
 	started   time.Time
+	cur       *scene.Scene // the settled screen the last step ended on
 	planErr   error
 }
 
@@ -79,6 +80,7 @@ func (o *orchestrator) run(ctx context.Context) (status, reason string) {
 		return o.fatal(ctx, err)
 	}
 	o.app = sc.Package
+	o.cur = sc
 	o.trc.start(ctx, sc)
 	o.state(ctx, "PLANNING")
 	steps, err := o.planner.plan(ctx, o.bus, o.task.Goal, sc, "")
@@ -227,9 +229,14 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 	ro := resolveOpts{progress: o.progress(o.done)}
 	crashed := ""
 	for attempt := 0; ; attempt++ {
-		sc, err := o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt))
-		if err != nil {
-			return StatusFailed, err.Error()
+		// The screen the last step settled on is this step's start.
+		sc := o.cur
+		o.cur = nil
+		if sc == nil || attempt > 0 {
+			var err error
+			if sc, err = o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt)); err != nil {
+				return StatusFailed, err.Error()
+			}
 		}
 		// Idempotency: an expected state that already holds exactly means
 		// the step's effect is there; doing it again would be a bug. Only
@@ -242,6 +249,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, StatusOK, v.Confidence)
 				o.state(ctx, stepState(st, "SKIPPED"))
 				o.summarize(ctx, st, "= already")
+				o.cur = sc
 				return StatusOK, ""
 			}
 		}
@@ -269,6 +277,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			if v.sure() {
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
+				o.cur = last
 				return StatusOK, ""
 			}
 			why = v.Evidence
@@ -326,6 +335,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 				}
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
+				o.cur = after
 				return StatusOK, ""
 			}
 			if ex.Via == "cache" {
