@@ -51,7 +51,7 @@ func ScaleSource(src []byte, scale float64) ([]byte, error) {
 		}
 		var n int
 		var err error
-		out, n, err = scaleTag(out, rest, scale)
+		out, n, err = scanTag(out, rest, func(out, name, val []byte) []byte { return scaleAttr(out, name, val, scale) })
 		if err != nil {
 			return nil, fmt.Errorf("source at byte %d: %w", i, err)
 		}
@@ -60,9 +60,10 @@ func ScaleSource(src []byte, scale float64) ([]byte, error) {
 	return out, nil
 }
 
-// scaleTag copies one start tag (tag begins with '<') with its geometry
-// scaled, and returns how many bytes it read.
-func scaleTag(out, tag []byte, scale float64) ([]byte, int, error) {
+// scanTag copies one start tag (tag begins with '<') to out, each
+// attribute value through edit (which appends it, changed or not), and
+// returns how many bytes it read.
+func scanTag(out, tag []byte, edit func(out, name, val []byte) []byte) ([]byte, int, error) {
 	i := 1
 	for i < len(tag) && !isSpace(tag[i]) && tag[i] != '>' && tag[i] != '/' {
 		i++
@@ -104,19 +105,22 @@ func scaleTag(out, tag []byte, scale float64) ([]byte, int, error) {
 		}
 		val := tag[i+1 : i+1+end]
 		out = append(out, tag[start:i+1]...) // name=" (with any spaces)
-		if geometry(name) {
-			if f, err := strconv.ParseFloat(string(val), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-				out = strconv.AppendInt(out, int64(math.Round(f*scale)), 10)
-			} else {
-				out = append(out, val...)
-			}
-		} else {
-			out = append(out, val...)
-		}
+		out = edit(out, name, val)
 		out = append(out, q)
 		i += end + 2
 	}
 	return nil, 0, errors.New("unterminated tag")
+}
+
+// scaleAttr appends val, multiplied by scale and rounded when name is a
+// geometry attribute holding a number.
+func scaleAttr(out, name, val []byte, scale float64) []byte {
+	if geometry(name) {
+		if f, err := strconv.ParseFloat(string(val), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return strconv.AppendInt(out, int64(math.Round(f*scale)), 10)
+		}
+	}
+	return append(out, val...)
 }
 
 func geometry(name []byte) bool {

@@ -84,7 +84,7 @@ func (d *Driver) Source(ctx context.Context) (device.Source, error) {
 		if err != nil {
 			return err
 		}
-		src, err = ScaleSource(raw, s)
+		src, err = ScaleSource(d.markFocus(ctx, raw), s)
 		if err != nil {
 			return fmt.Errorf("%w: %w", wda.ErrBadResponse, err)
 		}
