@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/store"
+	"github.com/spf13/cobra"
+)
+
+// ActOptions are the inputs of `apex act`.
+type ActOptions struct {
+	Device DeviceFlags
+	Goal   string
+	Config string // --config: apex.yaml with a model: section
+	Dir    string // --dir: where the task is recorded
+	Launch string // --launch: an app to start first
+	Cache  string // --cache: replay cache file
+	// Getenv reads the model settings (APEX_MODEL_*); default os.Getenv.
+	Getenv func(string) string
+}
+
+func newCmdAct(env *Env) *cobra.Command {
+	opts := &ActOptions{}
+	cmd := &cobra.Command{
+		Use:   `act "GOAL"`,
+		Short: "Carry out a goal on a device with the AI runtime (or the offline rule planner)",
+		Long: `Carry out a goal on a device: the planner splits it into steps, the executor
+does each one through the action space, the validator checks the screen after
+it, and recovery retries (at most twice, each time differently) or re-plans.
+Every interaction is an event recorded in the runs directory.
+
+With a model configured (apex.yaml's model: section, or APEX_MODEL_BASE_URL,
+APEX_MODEL_NAME and APEX_MODEL_API_KEY) the goal can be plain words. Without
+one, write it in the controlled language the rule planner reads:
+
+  tap "Search", type "headphones", then check "Results" exists
+  点击“搜索”，输入“耳机”，然后确认出现“结果”
+
+The exit code is 0 when the task is done, 1 when it failed, 2 when a person
+must review an uncertain check, 130 when cancelled.`,
+		Example: `  apex act --sim --launch com.apex.login 'type "demo" into "Username", type "apex123" into "Password", tap "Sign in", then check "Welcome, demo!" exists'
+  apex act --device emulator-5554 "add the cheapest headphones to the cart"
+  apex act --sim --json '点击“购物清单”，确认出现“共 4 项，已完成 1 项”'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Goal = args[0]
+			return actRun(cmd.Context(), env, opts)
+		},
+	}
+	opts.Device.Register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
+	f.StringVar(&opts.Dir, "dir", "", "where the task's events are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
+	f.StringVar(&opts.Launch, "launch", "", "start this app (package name) before the task")
+	f.StringVar(&opts.Cache, "cache", "", "replay cache file (JSON); the runs directory's store keeps one too")
+	return cmd
+}
+
+func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
+	if strings.TrimSpace(opts.Goal) == "" {
+		return errors.New(`say what to do: apex act "tap \"Settings\""`)
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	cfg, err := llm.LoadConfig(opts.Config, getenv)
+	if err != nil {
+		return fmt.Errorf("model config: %w", err)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = getenv(RunsDirEnv)
+	}
+	if dir == "" {
+		dir = DefaultRunsDir
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open the runs directory %s: %w", dir, err)
+	}
+	defer st.Close()
+	d, t, release, err := openDevice(ctx, env, &opts.Device)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if opts.Launch != "" {
+		if err := d.LaunchApp(ctx, opts.Launch); err != nil {
+			return fmt.Errorf("launch %s on %s: %w", opts.Launch, t.ID, err)
+		}
+	}
+	cache, err := agent.OpenCache(ctx, opts.Cache, st)
+	if err != nil {
+		return err
+	}
+	run, err := st.StartRun(ctx, store.Run{Name: "act: " + truncateRunes(opts.Goal, 60), Device: t.ID})
+	if err != nil {
+		return fmt.Errorf("record the task: %w", err)
+	}
+	ac := agent.Config{Log: env.Log, Cache: cache}
+	if cfg.Configured() {
+		ac.LLM = cfg
+	}
+	if !env.JSON {
+		ac.OnEvent = func(e agent.Event) { printActEvent(env, e) }
+	}
+	rt, err := agent.New(ac)
+	if err != nil {
+		return err
+	}
+	res, actErr := rt.Act(ctx, agent.Task{Goal: opts.Goal, Driver: d, DeviceID: t.ID, Space: action.ForPlatform(t.Platform), Store: st, RunID: run.ID})
+	status, reason := runStatus(res, actErr)
+	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); err != nil {
+		env.Log.Warn("finish the record", "run", run.ID, "err", err)
+	}
+	if actErr != nil && res == nil {
+		return actErr
+	}
+	if env.JSON {
+		if err := env.PrintJSON(map[string]any{"run_id": run.ID, "dir": st.RunDir(run.ID), "device": t.ID, "result": res}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.Out, "%s\n", res.Summary)
+		if res.ModelCalls > 0 {
+			fmt.Fprintf(env.Out, "model: %d calls, %d prompt + %d completion tokens, largest prompt %d tokens\n",
+				res.ModelCalls, res.Usage.PromptTokens, res.Usage.CompletionTokens, res.MaxPromptTokens)
+		}
+		fmt.Fprintf(env.Out, "recorded as run %s (task %s) in %s\n", run.ID, res.TaskID, st.Dir())
+	}
+	switch res.Status {
+	case agent.Done:
+		return nil
+	case agent.ReviewRequired:
+		return &ExitError{Code: 2, Err: fmt.Errorf("review required: %s", res.Reason)}
+	case agent.Canceled:
+		return &ExitError{Code: 130, Err: errors.New(res.Reason)}
+	}
+	if actErr != nil {
+		return &ExitError{Code: 1, Err: actErr}
+	}
+	return &ExitError{Code: 1, Err: fmt.Errorf("%s: %s", res.Status, res.Reason)}
+}
+
+// runStatus maps a task's end onto the run record's status.
+func runStatus(res *agent.Result, err error) (string, string) {
+	if res == nil {
+		return store.StatusError, err.Error()
+	}
+	switch res.Status {
+	case agent.Done:
+		return store.StatusPassed, ""
+	case agent.Canceled:
+		return store.StatusCanceled, res.Reason
+	}
+	return store.StatusFailed, res.Reason
+}
+
+// printActEvent shows progress: the plan, each step's summary, retries and
+// the tracer's alarms — projections of the event stream.
+func printActEvent(env *Env, e agent.Event) {
+	var p map[string]json.RawMessage
+	_ = json.Unmarshal(e.Payload, &p)
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(p[k], &s)
+		return s
+	}
+	switch e.ActionType {
+	case agent.EvPlan:
+		var steps []agent.Step
+		if json.Unmarshal(p["steps"], &steps) != nil || len(steps) == 0 {
+			if msg := str("error"); msg != "" {
+				fmt.Fprintf(env.Err, "plan: %s\n", msg)
+			}
+			return
+		}
+		fmt.Fprintf(env.Out, "plan (%s, %d steps)\n", str("source"), len(steps))
+	case agent.EvStepSummary:
+		var id int
+		_ = json.Unmarshal(p["step_id"], &id)
+		fmt.Fprintf(env.Out, "  %d. %s\n", id, str("summary"))
+	case agent.EvRetry:
+		fmt.Fprintf(env.Out, "     retry: %s (%s)\n", str("strategy"), truncateRunes(str("reason"), 100))
+	case agent.EvSignal:
+		if e.Status == agent.StatusFailed {
+			fmt.Fprintf(env.Out, "     %s: %s %s\n", str("kind"), str("app"), truncateRunes(str("detail"), 100))
+		}
+	}
+}
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

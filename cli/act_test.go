@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/store"
+)
+
+func actEnv(json bool) (*Env, *bytes.Buffer) {
+	var out bytes.Buffer
+	return &Env{Out: &out, Err: &out, Log: slog.New(slog.DiscardHandler), JSON: json}, &out
+}
+
+func noEnv(string) string { return "" }
+
+func TestActOnSim(t *testing.T) {
+	env, out := actEnv(false)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.login", Dir: dir, Config: "", Getenv: noEnv,
+		Goal: `type "demo" into "Username", type "apex123" into "Password", tap "Sign in", then check "Welcome, demo!" exists`})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"plan (rules, 4 steps)", "  3. ok tap \"Sign in\"", "DONE: 4/4 steps done", "recorded as run"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(ctx, 0)
+	if err != nil || len(runs) != 1 || runs[0].Status != store.StatusPassed {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+}
+
+func TestActJSONAndExitCodes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	env, out := actEnv(true)
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Getenv: noEnv,
+		Goal: `点击“购物清单”，确认出现“共 4 项，已完成 1 项”`})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var got struct {
+		RunID  string       `json:"run_id"`
+		Result agent.Result `json:"result"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Result.Status != agent.Done || len(got.Result.Steps) != 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+
+	// A target that is not there fails with exit code 1 and says why.
+	env, out = actEnv(false)
+	err = actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Getenv: noEnv, Goal: `tap "Airplane"`})
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(err.Error(), "Airplane") {
+		t.Fatalf("err = %v\n%s", err, out)
+	}
+
+	// Plain words with no model: the rule planner says which sentence it
+	// could not read, and that a model would.
+	env, out = actEnv(false)
+	err = actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Getenv: noEnv, Goal: `tap "Shop", then buy some headphones`})
+	if !errors.Is(err, agent.ErrNeedsModel) || !strings.Contains(err.Error(), `sentence 2 of 2: "buy some headphones"`) {
+		t.Fatalf("err = %v\n%s", err, out)
+	}
+}
