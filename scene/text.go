@@ -126,6 +126,7 @@ func (e *Element) line(b *strings.Builder, pkg string) {
 	flag(f.Password, "password")
 	flag(f.Disabled && e.Control(), "disabled")
 	flag(e.System, "system")
+	flag(e.Source == SourceOCR, "ocr") // read from pixels: the tree does not have it
 	if e.Note != "" {
 		b.WriteString(" (")
 		b.WriteString(e.Note)
