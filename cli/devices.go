@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/apexagent/apex/device"
@@ -65,3 +68,25 @@ func allFailed(err error, hosts int) bool {
 	}
 	return hosts == 1
 }
+
+// openChosenDevice is openDevice for commands that drive one device, with
+// the error a person needs when --device was left out and several devices
+// are attached.
+func openChosenDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+	d, t, release, err := openDevice(ctx, env, f)
+	var amb *device.AmbiguousError
+	if errors.As(err, &amb) && amb.Query == "" {
+		err = &chooseError{amb}
+	}
+	return d, t, release, err
+}
+
+// chooseError is an empty --device with several devices attached.
+type chooseError struct{ *device.AmbiguousError }
+
+func (e *chooseError) Error() string {
+	return fmt.Sprintf("%d devices are attached: choose one with --device ID (any unique part of it): %s",
+		len(e.Candidates), strings.Join(e.Candidates, ", "))
+}
+
+func (e *chooseError) Unwrap() error { return e.AmbiguousError }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -63,24 +64,32 @@ Run 'apex do --list' to see the actions and their params.`,
 }
 
 func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
-	d, t, release, err := openDevice(ctx, env, &opts.Device)
+	// Name and params are checked before a device is opened, so a typo
+	// costs nothing and reads the same with no device attached.
+	a, err := findAction(opts.Action)
 	if err != nil {
 		return err
-	}
-	defer release()
-	space := action.ForPlatform(t.Platform)
-	a, ok := space.Lookup(opts.Action)
-	if !ok {
-		return fmt.Errorf("no action %q on %s: use one of %s", opts.Action, t.Platform, strings.Join(space.Names(), ", "))
 	}
 	raw, err := doParams(a, opts)
 	if err != nil {
 		return err
 	}
+	if _, err := a.Decode(raw); err != nil {
+		return &doError{action: a.Name(), err: err}
+	}
+	d, t, release, err := openChosenDevice(ctx, env, &opts.Device)
+	if err != nil {
+		return err
+	}
+	defer release()
+	space := action.ForPlatform(t.Platform)
+	if a, err = space.Find(opts.Action); err != nil {
+		return fmt.Errorf("%s: %w", t.ID, err)
+	}
 	actEnv := &action.Env{Driver: d, Resolver: screenResolver(d), Log: env.Log}
 	start := time.Now()
 	if err := a.Run(ctx, actEnv, raw); err != nil {
-		return fmt.Errorf("%s on %s: %w", a.Name(), t.ID, err)
+		return &doError{action: a.Name(), device: t.ID, err: err}
 	}
 	took := time.Since(start)
 	if env.JSON {
@@ -89,6 +98,42 @@ func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
 	_, err = fmt.Fprintf(env.Out, "%s done on %s in %v\n", a.Name(), t.ID, took.Round(time.Millisecond))
 	return err
 }
+
+// doPlatforms are the platforms whose actions `apex do` knows, the first
+// being the one --list describes.
+var doPlatforms = []device.Platform{device.Android, device.IOS}
+
+// findAction finds name (any case, or an alias) on any platform.
+func findAction(name string) (*action.Action, error) {
+	for _, p := range doPlatforms {
+		if a, ok := action.ForPlatform(p).Lookup(name); ok {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("no action %q: use one of %s (apex do --list describes them)",
+		name, strings.Join(action.ForPlatform(doPlatforms[0]).Names(), ", "))
+}
+
+// doError is an action that failed: it names the action and device once,
+// and says how to fix params that were wrong.
+type doError struct {
+	action, device string
+	err            error
+}
+
+func (e *doError) Error() string {
+	msg := e.action
+	if e.device != "" {
+		msg += " on " + e.device
+	}
+	msg += ": " + strings.TrimPrefix(e.err.Error(), e.action+": ")
+	if errors.Is(e.err, action.ErrInvalidParams) {
+		msg += "; set params with --param name=value (apex do --list shows every action's)"
+	}
+	return msg
+}
+
+func (e *doError) Unwrap() error { return e.err }
 
 // screenResolver finds locators on a fresh Scene of the device's screen,
 // observed at each Resolve so actions that scroll see the new screen.
@@ -135,19 +180,22 @@ func doParams(a *action.Action, opts *DoOptions) (json.RawMessage, error) {
 
 // paramValue types one k=v by the schema: strings stay strings, numbers and
 // booleans are parsed, locators are text unless they are a JSON object, and
-// anything else is tried as JSON first.
+// anything else is tried as JSON first. A value that fits none of a field's
+// types is left for the action's validation, which names what it expected.
 func paramValue(k, v string, s *jsonschema.Schema, locator bool) (any, error) {
-	typ := ""
+	var types []string
 	if s != nil {
-		typ = s.Type
-		if typ == "" && len(s.Types) > 0 {
-			for _, t := range s.Types {
-				if t != "null" {
-					typ = t
-					break
-				}
+		for _, t := range append([]string{s.Type}, s.Types...) {
+			if t != "" && t != "null" {
+				types = append(types, t)
 			}
 		}
+	}
+	want := func(what string) error {
+		if s != nil && s.Description != "" {
+			what += " (" + s.Description + ")"
+		}
+		return fmt.Errorf("--param %s=%s: want %s", k, v, what)
 	}
 	switch {
 	case locator:
@@ -159,20 +207,21 @@ func paramValue(k, v string, s *jsonschema.Schema, locator bool) (any, error) {
 			return obj, nil
 		}
 		return v, nil
-	case typ == "string":
+	case len(types) == 1 && types[0] == "string":
 		return v, nil
-	case typ == "integer" || typ == "number":
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--param %s=%s: want a number", k, v)
+	case slices.Contains(types, "integer") || slices.Contains(types, "number"):
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			return n, nil
 		}
-		return n, nil
-	case typ == "boolean":
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("--param %s=%s: want true or false", k, v)
+		if slices.Contains(types, "string") {
+			return v, nil
 		}
-		return b, nil
+		return nil, want("a number")
+	case slices.Contains(types, "boolean"):
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b, nil
+		}
+		return nil, want("true or false")
 	}
 	var j any
 	if err := json.Unmarshal([]byte(v), &j); err == nil {

@@ -28,7 +28,7 @@ func newCmdScreenshot(env *Env) *cobra.Command {
 			if opts.Output == "" {
 				return fmt.Errorf("-o FILE is required (use -o - for standard output)")
 			}
-			d, t, release, err := openDevice(cmd.Context(), env, &opts.Device)
+			d, t, release, err := openChosenDevice(cmd.Context(), env, &opts.Device)
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@ XML on Android), or with --scene the pruned Scene a model reads.`,
   apex --json source --scene`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, _, release, err := openDevice(cmd.Context(), env, &opts.Device)
+			d, _, release, err := openChosenDevice(cmd.Context(), env, &opts.Device)
 			if err != nil {
 				return err
 			}
