@@ -101,14 +101,25 @@ func scan(text string) (json.RawMessage, bool) {
 				break
 			}
 			start := from + i
+			from = start + 1
+			if open == '{' && !looksLikeObject(text[start+1:]) {
+				continue // prose in braces, not worth a parse
+			}
 			end := matchEnd(text, start)
 			if v, ok := tryJSON(text[start:end]); ok {
 				return v, true
 			}
-			from, tries = start+1, tries+1
+			tries++
 		}
 	}
 	return nil, false
+}
+
+// looksLikeObject tells whether the text after a '{' starts like an
+// object: a quoted key, the closing brace, or a comment.
+func looksLikeObject(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t\r\n")
+	return rest == "" || strings.IndexByte("\"'}/", rest[0]) >= 0
 }
 
 // matchEnd returns the index just past the bracket that closes the one at

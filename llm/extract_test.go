@@ -24,6 +24,8 @@ func TestExtractJSON(t *testing.T) {
 		{"cut after key", `{"pass": true, "evidence":`, `{"pass":true,"evidence":null}`},
 		{"object preferred over array", `[1] then {"a": 1}`, `{"a":1}`},
 		{"array alone", `Steps: [ "tap", "type", ]`, `["tap","type"]`},
+		{"many braces in prose", strings.Repeat("Set {x} to {y}. ", 40) + `{"ok": 2}`, `{"ok":2}`},
+		{"comment after prose", "Plan: { // steps\n \"n\": 1 }", `{"n":1}`},
 		{"brace in prose first", `Use {curly} braces. {"ok": 1}`, `{"ok":1}`},
 		{"chinese", "结果如下：{\"通过\": true, \"证据\": \"出现“结果”\"}", `{"通过":true,"证据":"出现“结果”"}`},
 		{"unclosed fence", "```json\n{\"a\": 1", `{"a":1}`},
@@ -119,4 +121,22 @@ func FuzzExtractJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+func BenchmarkExtractJSON(b *testing.B) {
+	answers := map[string]string{
+		"plain":  `{"steps":[{"step_id":1,"action":"tap","target_text":"Search","expected_state":"search box open"}]}`,
+		"fenced": "Here is the plan:\n```json\n{\"steps\": [{\"step_id\": 1, \"action\": \"tap\", \"target_text\": \"Search\",},]}\n```\nGood luck.",
+		"prose":  strings.Repeat("Thinking about {braces} and [brackets]. ", 50) + `{"pass": true, "confidence": 0.9}`,
+	}
+	for name, text := range answers {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := ExtractJSON(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

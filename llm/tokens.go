@@ -3,7 +3,6 @@ package llm
 import (
 	"sync"
 
-	"github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
@@ -11,31 +10,36 @@ import (
 // ranks are compiled into the binary (nothing is downloaded).
 const Encoding = "cl100k_base"
 
-var bpe = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
-	// tiktoken-go downloads ranks unless told otherwise; the offline
-	// loader reads the copy embedded in tiktoken-go-loader.
-	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
-	return tiktoken.GetEncoding(Encoding)
+var bpe = sync.OnceValues(func() (*cl100k, error) {
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(Encoding + ".tiktoken")
+	if err != nil {
+		return nil, err
+	}
+	return newCl100k(ranks)
 })
 
-// Tokens counts text's tokens in cl100k_base, for prompt budgets. Special
-// token strings such as <|endoftext|> count as ordinary text. It is safe
-// for concurrent use; the first call loads the ranks (about 100 ms).
-func Tokens(text string) int {
-	if text == "" {
-		return 0
-	}
-	return len(TokenIDs(text))
-}
-
-// TokenIDs returns text's cl100k_base token ids.
-func TokenIDs(text string) []int {
+func encoder() *cl100k {
 	enc, err := bpe()
 	if err != nil {
 		// The ranks are embedded, so this is a broken build, not bad input.
 		panic("llm: cl100k_base ranks failed to load: " + err.Error())
 	}
-	return enc.EncodeOrdinary(text)
+	return enc
+}
+
+// Tokens counts text's tokens in cl100k_base, for prompt budgets. Special
+// token strings such as <|endoftext|> count as ordinary text. It is safe
+// for concurrent use; the first call loads the ranks (a few hundred ms).
+func Tokens(text string) int {
+	if text == "" {
+		return 0
+	}
+	return encoder().count(text)
+}
+
+// TokenIDs returns text's cl100k_base token ids.
+func TokenIDs(text string) []int {
+	return encoder().encode(text, nil)
 }
 
 // MessageTokens counts the tokens of a prompt as chat models bill it:

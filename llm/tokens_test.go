@@ -5,7 +5,11 @@ import (
 	"sync"
 	"testing"
 
+	"unicode/utf8"
+
 	"github.com/google/go-cmp/cmp"
+	"github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 func TestTokensCl100k(t *testing.T) {
@@ -41,14 +45,11 @@ func TestTokensRoundTripAndConcurrency(t *testing.T) {
 		"<|endoftext|> is counted as text",
 		strings.Repeat("héllo wörld ", 200),
 	}
-	enc, err := bpe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := reference(t)
 	var wg sync.WaitGroup
 	for _, s := range texts {
 		ids := TokenIDs(s)
-		if got := enc.Decode(ids); got != s {
+		if got := ref.Decode(ids); got != s {
 			t.Errorf("decode(encode(%.30q)) = %.30q", s, got)
 		}
 		// Fewer tokens than bytes, more than zero: a BPE, not a byte count.
@@ -66,6 +67,71 @@ func TestTokensRoundTripAndConcurrency(t *testing.T) {
 	wg.Wait()
 }
 
+// reference is tiktoken-go's cl100k_base (a regexp2 port of OpenAI's
+// tiktoken) on the same embedded ranks.
+func reference(t testing.TB) *tiktoken.Tiktoken {
+	t.Helper()
+	refOnce.Do(func() {
+		tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+		refEnc, refErr = tiktoken.GetEncoding(Encoding)
+	})
+	if refErr != nil {
+		t.Fatal(refErr)
+	}
+	return refEnc
+}
+
+var (
+	refOnce sync.Once
+	refEnc  *tiktoken.Tiktoken
+	refErr  error
+)
+
+// splitCases exercise every alternative of the split pattern.
+var splitCases = []string{
+	"tiktoken is great!", "hello world", "I'm sure they'll say you've WON'T 'S 'Re",
+	"  two spaces", "trailing spaces   ", "tabs\tand\nnewlines\r\n\r\nagain", "   \n\n  indented\n",
+	"numbers 1234567 3.14159 ١٢٣٤ ²³", "(parens) [brackets] {braces} -> => :: ...", " !!! ?? \n\n",
+	"点击“搜索”，输入“耳机”，然后确认出现“结果”", "emoji 👍🏽 and ZWJ 👩‍💻 family", "nbsp\u00a0here and\u3000ideographic",
+	"e12 button \"Add to cart\" [40,800,680,880] clickable", "mixedCase camelCase snake_case kebab-case",
+	"\t\tcode();\n\treturn x + 1;\n", "Ünïcödé çàfé naïve", "'", "''s", " ", "\n", "a", "€100", "x\u0085y",
+	strings.Repeat("=", 40) + " " + strings.Repeat("-", 100),
+}
+
+func TestTokensMatchTiktoken(t *testing.T) {
+	ref := reference(t)
+	for _, s := range splitCases {
+		want := ref.EncodeOrdinary(s)
+		got := TokenIDs(s)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("TokenIDs(%q) (-tiktoken-go +ours):\n%s", s, d)
+		}
+		if n := Tokens(s); n != len(want) {
+			t.Errorf("Tokens(%q) = %d, want %d", s, n, len(want))
+		}
+	}
+}
+
+func FuzzTokens(f *testing.F) {
+	for _, s := range splitCases {
+		f.Add(s)
+	}
+	ref := reference(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			// regexp2 reads invalid bytes as U+FFFD; prompts are text.
+			return
+		}
+		want, got := ref.EncodeOrdinary(s), TokenIDs(s)
+		if len(want) == 0 {
+			want = nil
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("TokenIDs(%q) (-tiktoken-go +ours):\n%s", s, d)
+		}
+	})
+}
+
 func TestMessageTokens(t *testing.T) {
 	msgs := []Message{System("You are a planner."), User("tiktoken is great!")}
 	want := 3 + 4 + Tokens("You are a planner.") + 4 + 6
@@ -74,11 +140,36 @@ func TestMessageTokens(t *testing.T) {
 	}
 }
 
+var benchText = strings.Repeat(`e12 button "Add to cart" [40,800,680,880] clickable`+"\n", 50) +
+	strings.Repeat("点击“搜索”，输入“耳机”，然后确认出现“结果”。", 20)
+
 func BenchmarkTokens(b *testing.B) {
-	text := strings.Repeat(`e12 button "Add to cart" [40,800,680,880] clickable`+"\n", 100)
 	Tokens("warm up")
-	b.SetBytes(int64(len(text)))
+	b.SetBytes(int64(len(benchText)))
 	for b.Loop() {
-		Tokens(text)
+		Tokens(benchText)
+	}
+}
+
+// BenchmarkTokensTiktokenGo is the same text through tiktoken-go, for scale.
+func BenchmarkTokensTiktokenGo(b *testing.B) {
+	ref := reference(b)
+	b.SetBytes(int64(len(benchText)))
+	for b.Loop() {
+		ref.EncodeOrdinary(benchText)
+	}
+}
+
+// BenchmarkTokenizerLoad is what the first Tokens call pays: reading the
+// embedded ranks and building the BPE.
+func BenchmarkTokenizerLoad(b *testing.B) {
+	for b.Loop() {
+		ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe("cl100k_base.tiktoken")
+		if err != nil || len(ranks) < 100000 {
+			b.Fatalf("%d ranks, %v", len(ranks), err)
+		}
+		if _, err := newCl100k(ranks); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
