@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/ios"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// wdaPrefix marks a --device value that is a WebDriverAgent URL
+// (--device wda:http://127.0.0.1:8100), opened without listing hosts.
+const wdaPrefix = "wda:"
+
+// wdaHost is the iPhones of the WebDriverAgent URLs in APEX_WDA_URLS.
+// (apex.yaml has no loader for device settings yet; the environment is
+// the only source.)
+func wdaHost(env *Env) (*ios.Host, error) {
+	return ios.NewHost(ios.URLsFromEnv(os.Getenv), &ios.HostOptions{Log: env.Log, Driver: &ios.Options{Log: env.Log}})
+}
+
+// openWDA opens the WebDriverAgent a --device wda:URL names.
+func openWDA(ctx context.Context, env *Env, rawURL string) (device.Driver, device.Target, func(), error) {
+	serial := ios.Serial(rawURL)
+	t := device.Target{ID: device.QualifiedID("wda", serial), Host: "wda", Serial: serial, Platform: device.IOS, State: "ready"}
+	d, err := ios.Open(ctx, rawURL, &ios.Options{Log: env.Log})
+	if err != nil {
+		return nil, t, nil, fmt.Errorf("%w\n%s", err, ios.Hint(rawURL))
+	}
+	return d, t, func() { d.Close() }, nil
+}
+
+// simFlag is --sim: a bool that also takes the platform to simulate
+// (--sim, --sim=android, --sim=ios).
+type simFlag struct {
+	on       *bool
+	platform *string
+}
+
+func (s simFlag) String() string {
+	if s.on == nil || !*s.on {
+		return "false"
+	}
+	if *s.platform != "" {
+		return *s.platform
+	}
+	return "true"
+}
+
+func (s simFlag) Set(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "android":
+		*s.on, *s.platform = true, ""
+		if strings.EqualFold(v, "android") {
+			*s.platform = "android"
+		}
+	case "ios", "iphone":
+		*s.on, *s.platform = true, "ios"
+	case "false", "0":
+		*s.on, *s.platform = false, ""
+	default:
+		return fmt.Errorf("%q: use --sim (an Android phone), --sim=android or --sim=ios", v)
+	}
+	return nil
+}
+
+func (s simFlag) Type() string { return "bool" }
+
+// openSimIOS starts a simulated iPhone in-process and drives it through
+// its WebDriverAgent face, as a real iPhone is driven.
+func openSimIOS(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+	// The lab lives until release, not until ctx ends.
+	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{IOS: 1, AppFiles: f.Apps, Log: env.Log})
+	if err != nil {
+		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated iPhone: %w", err)
+	}
+	dev := l.Devices()[0]
+	d, err := ios.Open(ctx, dev.URL, &ios.Options{Log: env.Log})
+	if err != nil {
+		l.Close()
+		return nil, device.Target{}, nil, err
+	}
+	w, h, _ := dev.Phone.Display()
+	t := device.Target{ID: device.QualifiedID("sim", dev.Serial), Host: "sim", Serial: dev.Serial,
+		Platform: device.IOS, State: "ready", Model: dev.Phone.Model(), Width: w, Height: h}
+	return d, t, func() { d.Close(); l.Close() }, nil
+}
