@@ -136,19 +136,10 @@ func (s *Server) toolNames(sp *action.Space) []string {
 // arguments as the action's params.
 func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		args := map[string]json.RawMessage{}
-		if len(req.Params.Arguments) > 0 {
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return failed(fmt.Errorf("%s: arguments must be a JSON object: %w", at.name, err)), nil
-			}
+		dev, params, err := splitDevice(req.Params.Arguments)
+		if err != nil {
+			return failed(fmt.Errorf("%s: %w", at.name, err)), nil
 		}
-		var dev string
-		if raw, ok := args["device"]; ok {
-			if err := json.Unmarshal(raw, &dev); err != nil {
-				return failed(fmt.Errorf("%s: device must be a string (the id from device_open)", at.name)), nil
-			}
-		}
-		delete(args, "device")
 		l, err := s.acquire(req.Session, dev)
 		if err != nil {
 			return failed(err), nil
@@ -157,10 +148,6 @@ func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 		a, ok := l.space.Lookup(at.action)
 		if !ok {
 			return failed(fmt.Errorf("%s is not an action of %s devices (%s is %s); its actions: %s", at.name, l.target.Platform, l.target.ID, l.target.Platform, strings.Join(s.toolNames(l.space), ", "))), nil
-		}
-		params, err := json.Marshal(args)
-		if err != nil {
-			return failed(err), nil
 		}
 		r := &resolver{l: l}
 		env := &action.Env{Driver: l.driver, Resolver: r, Log: s.opts.Log}
@@ -175,6 +162,26 @@ func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 		b.WriteString(". Call observe (or scene_diff) to see the screen now.\n")
 		return text(b.String()), nil
 	}
+}
+
+// splitDevice splits a tool's arguments into the device and the action's
+// params (the rest, as a JSON object).
+func splitDevice(raw json.RawMessage) (string, json.RawMessage, error) {
+	args := map[string]json.RawMessage{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return "", nil, fmt.Errorf("arguments must be a JSON object: %w", err)
+		}
+	}
+	var dev string
+	if d, ok := args["device"]; ok {
+		if err := json.Unmarshal(d, &dev); err != nil {
+			return "", nil, fmt.Errorf("device must be a string (the id from device_open)")
+		}
+	}
+	delete(args, "device")
+	params, err := json.Marshal(args)
+	return dev, params, err
 }
 
 // failed is a tool result reporting err to the model, which can correct

@@ -163,6 +163,28 @@ func schemaOf(t *testing.T, tl *sdk.Tool) map[string]any {
 	return m
 }
 
+// openWhenReleased opens a device another session held until it ended:
+// the server releases it when it sees the session end, so it waits for that.
+func (c *session) openWhenReleased(id string) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		r := c.call("device_open", map[string]any{"device": id})
+		if !r.IsError {
+			return
+		}
+		if !strings.Contains(textOf(r), "in use by another session") {
+			c.t.Fatalf("device_open after the owner left: %s", textOf(r))
+		}
+		select {
+		case <-ctx.Done():
+			c.t.Fatal("the device was not released when its session ended")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // openSim starts one simulated phone, a server over it with opts (Hosts
 // filled in), and a session that has opened the phone.
 func openSim(t *testing.T, opts mcp.Options) (*lab.Lab, string, *session) {

@@ -82,19 +82,16 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts *HTTPOptio
 	hs := &http.Server{Handler: s.Handler(opts), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	tick := time.NewTicker(max(s.opts.IdleTimeout/10, time.Second))
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-errc:
-			return err
-		case <-tick.C:
-			s.Sweep()
-		case <-ctx.Done():
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			hs.Shutdown(sctx)
-			return nil
-		}
+	sweep, stop := context.WithCancel(ctx)
+	defer stop()
+	go s.sweepEvery(sweep)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		return nil
 	}
 }

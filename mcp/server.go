@@ -149,7 +149,25 @@ func (s *Server) MCP() *sdk.Server { return s.srv }
 // ctx ends, then releases every device.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.Close()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go s.sweepEvery(ctx)
 	return s.srv.Run(ctx, &sdk.StdioTransport{})
+}
+
+// sweepEvery ends idle leases now and then until ctx ends, so an idle
+// process does not hold its devices' locks forever.
+func (s *Server) sweepEvery(ctx context.Context) {
+	tick := time.NewTicker(max(s.opts.IdleTimeout/10, time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			s.Sweep()
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Close releases every lease and closes the drivers.
