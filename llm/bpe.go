@@ -61,28 +61,45 @@ func (e *cl100k) piece(p string, ids []int) []int {
 }
 
 // merge is tiktoken's byte_pair_encode: start from single bytes and merge
-// the adjacent pair of lowest rank until no pair has a rank.
+// the adjacent pair of lowest rank until no pair has a rank. Each part
+// keeps the rank of merging it with the next, so a merge recomputes two
+// ranks instead of all of them.
 func (e *cl100k) merge(p string, ids []int) []int {
-	// bounds[i] is where part i starts; the last entry is len(p).
-	var small [33]int
-	bounds := small[:0]
-	for i := 0; i <= len(p); i++ {
-		bounds = append(bounds, i)
+	type part struct{ start, rank int }
+	var small [34]part
+	parts := small[:0]
+	rank := func(i int) int {
+		if i+2 < len(parts) {
+			if r, ok := e.ranks[p[parts[i].start:parts[i+2].start]]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
 	}
-	for len(bounds) > 2 {
+	for i := 0; i <= len(p); i++ {
+		parts = append(parts, part{i, math.MaxInt})
+	}
+	for i := 0; i+2 < len(parts); i++ {
+		parts[i].rank = rank(i)
+	}
+	for len(parts) > 2 {
 		best, at := math.MaxInt, -1
-		for i := 0; i+2 < len(bounds); i++ {
-			if r, ok := e.ranks[p[bounds[i]:bounds[i+2]]]; ok && r < best {
-				best, at = r, i
+		for i := 0; i+1 < len(parts); i++ {
+			if parts[i].rank < best {
+				best, at = parts[i].rank, i
 			}
 		}
 		if at < 0 {
 			break
 		}
-		bounds = append(bounds[:at+1], bounds[at+2:]...)
+		parts = append(parts[:at+1], parts[at+2:]...)
+		parts[at].rank = rank(at)
+		if at > 0 {
+			parts[at-1].rank = rank(at - 1)
+		}
 	}
-	for i := 0; i+1 < len(bounds); i++ {
-		ids = append(ids, e.ranks[p[bounds[i]:bounds[i+1]]])
+	for i := 0; i+1 < len(parts); i++ {
+		ids = append(ids, e.ranks[p[parts[i].start:parts[i+1].start]])
 	}
 	return ids
 }

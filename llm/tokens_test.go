@@ -173,3 +173,14 @@ func BenchmarkTokenizerLoad(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkTokensLongRun(b *testing.B) {
+	text := strings.Repeat("=", 5000) + strings.Repeat(" ", 5000) + "x"
+	want := len(reference(b).EncodeOrdinary(text))
+	if got := Tokens(text); got != want {
+		b.Fatalf("Tokens = %d, want %d", got, want)
+	}
+	for b.Loop() {
+		Tokens(text)
+	}
+}
