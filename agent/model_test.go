@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -201,6 +202,15 @@ func (m *scriptedModel) count(role string) int {
 }
 
 func TestSuiteScriptedModel(t *testing.T) {
+	var perTask, maxPrompt []int
+	t.Cleanup(func() {
+		if len(perTask) == 0 {
+			return
+		}
+		slices.Sort(perTask)
+		slices.Sort(maxPrompt)
+		t.Logf("%d tasks: prompt tokens per task median %d, max %d; largest prompt %d tokens", len(perTask), perTask[len(perTask)/2], perTask[len(perTask)-1], maxPrompt[len(maxPrompt)-1])
+	})
 	for _, tk := range suite {
 		t.Run(tk.name, func(t *testing.T) {
 			m := newScripted()
@@ -213,6 +223,11 @@ func TestSuiteScriptedModel(t *testing.T) {
 			if m.count("planner") == 0 || res.ModelCalls == 0 {
 				t.Fatalf("the model planned nothing (%d calls)", res.ModelCalls)
 			}
+			if res.MaxPromptTokens > agent.PromptBudget || res.Usage.PromptTokens == 0 {
+				t.Fatalf("largest prompt %d tokens (budget %d), usage %+v", res.MaxPromptTokens, agent.PromptBudget, res.Usage)
+			}
+			perTask = append(perTask, res.Usage.PromptTokens)
+			maxPrompt = append(maxPrompt, res.MaxPromptTokens)
 			for _, r := range srv.Requests() {
 				if p := r.Prompt(); strings.Contains(p, "<node") || strings.Contains(p, "<?xml") || strings.Contains(p, "<hierarchy") {
 					t.Fatalf("a prompt carries raw XML: %.200s", p)
