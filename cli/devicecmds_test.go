@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/adb/adbtest"
 	"github.com/apexagent/apex/device"
@@ -274,7 +275,8 @@ func TestDoErrors(t *testing.T) {
 		{"bad named distance", []string{"do", "Scroll", "--sim", "-p", "distance=far"}, []string{`distance: expected pixels`, `"screen" or "half"`}},
 		{"bad key", []string{"do", "KeyboardPress", "--sim", "-p", "keyName=warp"}, []string{`keyName: unknown key "warp"`, "enter"}},
 		{"bad locator JSON", []string{"do", "Tap", "--sim", "-p", "locate={text"}, []string{"locate: locator object is not JSON"}},
-		{"bad --params", []string{"do", "Tap", "--sim", "--params", "[1]"}, []string{"--params: not a JSON object"}},
+		{"bad --params", []string{"do", "Tap", "--sim", "--params", "[1]"}, []string{"--params [1]: want a JSON object"}},
+		{"null --params", []string{"do", "Tap", "--sim", "--params", "null"}, []string{"--params null: want a JSON object"}},
 		{"not on this platform", []string{"do", "AppSwitcher", "--sim"}, []string{`unknown action "AppSwitcher" on this android device`, "RecentApps"}},
 		{"app not installed", []string{"do", "Launch", "--sim", "-p", "app=com.nope"}, []string{"com.nope", "is it installed"}},
 	}
@@ -370,4 +372,48 @@ func TestDeviceIDErrors(t *testing.T) {
 	mustFail(t, []string{"source", "--sim", "--device", ids[0]}, "--device and --sim both given")
 	_, port, _ := net.SplitHostPort(a.lab.Devices()[1].Serial)
 	mustRun(t, "do", "Home", "--device", port)
+}
+
+func TestSourceAndScreenshotErrors(t *testing.T) {
+	mustFail(t, []string{"source", "--sim", "--scene", "--budget", "-5"}, "--budget -5", "most bytes")
+	mustFail(t, []string{"screenshot", "--sim", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.png")}, "saving the screenshot", "no such file")
+	mustFail(t, []string{"source", "--app", "x.yaml"}, "--app installs apps on the simulated phone only")
+}
+
+// FuzzDoParams: whatever a person types after --param and --params, the
+// command either says what is wrong or builds a JSON object the action
+// can check, and never panics.
+func FuzzDoParams(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"Tap", "locate=Shop", ""},
+		{"Tap", `locate={"text":"OK","index":1}`, ""},
+		{"Scroll", "distance=half", `{"direction":"up"}`},
+		{"Scroll", "distance=1e3", ""},
+		{"LongPress", "duration=abc", ""},
+		{"Swipe", `start={"x":1,"y":2}`, `{"end":{"x":3,"y":4}}`},
+		{"Input", "value==", "null"},
+		{"KeyboardPress", "keyName=", "[]"},
+		{"Sleep", "ms=true", `{"ms":1`},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	space := action.ForPlatform(device.Android)
+	f.Fuzz(func(t *testing.T, name, kv, js string) {
+		a, ok := space.Lookup(name)
+		if !ok {
+			a = space.Actions()[len(name)%len(space.Actions())]
+		}
+		raw, err := doParams(a, &DoOptions{Params: []string{kv}, JSON: js})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--param") {
+				t.Fatalf("error %q does not name the flag", err)
+			}
+			return
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			t.Fatalf("doParams built %q, not a JSON object: %v", raw, err)
+		}
+		a.Decode(raw)
+	})
 }

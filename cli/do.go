@@ -155,8 +155,12 @@ func screenResolver(d device.Driver) action.Resolver {
 func doParams(a *action.Action, opts *DoOptions) (json.RawMessage, error) {
 	params := map[string]any{}
 	if opts.JSON != "" {
-		if err := json.Unmarshal([]byte(opts.JSON), &params); err != nil {
-			return nil, fmt.Errorf("--params: not a JSON object: %w", err)
+		err := json.Unmarshal([]byte(opts.JSON), &params)
+		if err == nil && params == nil {
+			err = errors.New("null")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--params %s: want a JSON object such as '{\"locate\": \"OK\"}': %w", opts.JSON, err)
 		}
 	}
 	props := map[string]*jsonschema.Schema{}

@@ -46,7 +46,7 @@ func newCmdScreenshot(env *Env) *cobra.Command {
 				return err
 			}
 			if err := os.WriteFile(opts.Output, shot, 0o644); err != nil {
-				return err
+				return fmt.Errorf("saving the screenshot: %w", err)
 			}
 			if env.JSON {
 				return env.PrintJSON(map[string]any{"device": t.ID, "file": opts.Output, "width": cfg.Width, "height": cfg.Height, "bytes": len(shot)})

@@ -26,6 +26,9 @@ XML on Android), or with --scene the pruned Scene a model reads.`,
   apex --json source --scene`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Budget <= 0 {
+				return fmt.Errorf("--budget %d: give the most bytes of scene text, e.g. %d", opts.Budget, scene.DefaultBudget)
+			}
 			d, _, release, err := openChosenDevice(cmd.Context(), env, &opts.Device)
 			if err != nil {
 				return err
