@@ -45,12 +45,15 @@ func (p Price) Cost(u Usage) float64 {
 	return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
 }
 
-// RoleDefaults are the temperature and max tokens a role gets unless
-// apex.yaml says otherwise.
-var RoleDefaults = map[string]struct {
+// RoleSetting is a role's default temperature and max tokens.
+type RoleSetting struct {
 	Temperature float64
 	MaxTokens   int
-}{
+}
+
+// RoleDefaults are the temperature and max tokens a role gets unless
+// apex.yaml says otherwise.
+var RoleDefaults = map[string]RoleSetting{
 	"planner":      {0.2, 1500},
 	"executor":     {0.1, 300},
 	"validator":    {0.0, 300},
@@ -62,10 +65,7 @@ var RoleDefaults = map[string]struct {
 }
 
 // defaultRole is what a role not in RoleDefaults gets.
-var defaultRole = struct {
-	Temperature float64
-	MaxTokens   int
-}{0.2, 1000}
+var defaultRole = RoleSetting{0.2, 1000}
 
 // Config is the model configuration: the model: section of apex.yaml with
 // the environment on top, and per-role overrides. Build it with LoadConfig

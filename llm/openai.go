@@ -333,7 +333,7 @@ func reasoningModel(model string) bool {
 		m = m[i+1:]
 	}
 	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if m == p || strings.HasPrefix(m, p+"-") {
+		if m == p || strings.HasPrefix(m, p+"-") || strings.HasPrefix(m, p+".") {
 			return true
 		}
 	}
