@@ -3,6 +3,8 @@ package sim
 import (
 	"bytes"
 	"testing"
+
+	"github.com/apexagent/apex/bench/benchtest"
 )
 
 // BenchmarkPNGEncoders encodes one frame of the iPhone's Shop list with
@@ -29,12 +31,16 @@ func BenchmarkPNGEncoders(b *testing.B) {
 	} {
 		b.Run(enc.name, func(b *testing.B) {
 			var buf bytes.Buffer
+			var s benchtest.Sampler
 			for b.Loop() {
 				buf.Reset()
-				if err := enc.fn(&buf); err != nil {
-					b.Fatal(err)
-				}
+				s.Time(func() {
+					if err := enc.fn(&buf); err != nil {
+						b.Fatal(err)
+					}
+				})
 			}
+			s.Report(b, "")
 			b.ReportMetric(float64(buf.Len())/1024, "KiB/png")
 		})
 	}

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/binary"
 	"encoding/xml"
 	"image"
 	"image/color"
@@ -251,6 +253,7 @@ func TestEncodeFlatRoundTrip(t *testing.T) {
 		if err := encodeFlat(&buf, sub); err != nil {
 			t.Fatal(err)
 		}
+		checkZlib(t, buf.Bytes())
 		got, err := png.Decode(&buf)
 		if err != nil {
 			t.Fatalf("%v: decode: %v", size, err)
@@ -268,7 +271,61 @@ func TestEncodeFlatRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	// Bands of equal rows (long runs take their own deflate blocks), for
+	// widths whose rows leave every tail length of back-references.
+	for _, w := range []int{1, 2, 3, 84, 85, 86, 87, 390, 1170} {
+		img := image.NewRGBA(image.Rect(0, 0, w, 97))
+		for y := range 97 {
+			band := uint8(y / 13)
+			for x := range w {
+				img.SetRGBA(x, y, color.RGBA{band * 20, uint8(x) ^ band, 7, 255})
+			}
+		}
+		roundTrip(t, img)
+	}
 	if err := encodeFlat(io.Discard, image.NewRGBA(image.Rect(0, 0, 0, 0))); err == nil {
 		t.Error("empty image encoded")
+	}
+}
+
+func roundTrip(t *testing.T, img *image.RGBA) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := encodeFlat(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	checkZlib(t, buf.Bytes())
+	got, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatalf("%v: decode: %v", img.Rect, err)
+	}
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
+			r, g, b, _ := got.At(x-img.Rect.Min.X, y-img.Rect.Min.Y).RGBA()
+			if want := img.RGBAAt(x, y); uint8(r>>8) != want.R || uint8(g>>8) != want.G || uint8(b>>8) != want.B {
+				t.Fatalf("%v: pixel (%d,%d) = %d %d %d; want %v", img.Rect, x, y, r>>8, g>>8, b>>8, want)
+			}
+		}
+	}
+}
+
+// checkZlib inflates a PNG's IDAT to its end, which verifies the Adler-32
+// (image/png stops reading once it has the pixels).
+func checkZlib(t *testing.T, data []byte) {
+	t.Helper()
+	var idat []byte
+	for p := data[8:]; len(p) >= 12; {
+		n := int(binary.BigEndian.Uint32(p))
+		if string(p[4:8]) == "IDAT" {
+			idat = append(idat, p[8:8+n]...)
+		}
+		p = p[12+n:]
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(idat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(zr); err != nil {
+		t.Fatalf("inflate IDAT: %v", err)
 	}
 }
