@@ -2,24 +2,78 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/wda"
+	"gopkg.in/yaml.v3"
 )
 
 // wdaPrefix marks a --device value that is a WebDriverAgent URL
 // (--device wda:http://127.0.0.1:8100), opened without listing hosts.
 const wdaPrefix = "wda:"
 
-// wdaHost is the iPhones of the WebDriverAgent URLs in APEX_WDA_URLS.
-// (apex.yaml has no loader for device settings yet; the environment is
-// the only source.)
+// wdaConfig is the file whose wda: section lists WebDriverAgent URLs,
+// as the other commands default to apex.yaml in the working directory.
+const wdaConfig = "apex.yaml"
+
+// wdaHost is the iPhones of the WebDriverAgent URLs in apex.yaml's wda:
+// section and in APEX_WDA_URLS.
 func wdaHost(env *Env) (*ios.Host, error) {
-	return ios.NewHost(ios.URLsFromEnv(os.Getenv), &ios.HostOptions{Log: env.Log, Driver: &ios.Options{Log: env.Log}})
+	urls, err := wdaURLsFromConfig(wdaConfig)
+	if err != nil {
+		return nil, err
+	}
+	return ios.NewHost(append(urls, ios.URLsFromEnv(os.Getenv)...), &ios.HostOptions{Log: env.Log, Driver: &ios.Options{Log: env.Log}})
+}
+
+// wdaURLsFromConfig reads the wda: section of file (a missing file, or
+// one without the section, lists none):
+//
+//	wda:
+//	  urls: [http://127.0.0.1:8100, http://10.0.0.7:8100]
+func wdaURLsFromConfig(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	var doc struct {
+		WDA struct {
+			URLs yaml.Node `yaml:"urls"`
+		} `yaml:"wda"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	n := &doc.WDA.URLs
+	var urls []string
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.ScalarNode: // one URL, or several comma-separated as in APEX_WDA_URLS
+		urls = ios.URLsFromEnv(func(string) string { return n.Value })
+	case yaml.SequenceNode:
+		if err := n.Decode(&urls); err != nil {
+			return nil, fmt.Errorf("%s:%d: wda.urls: %w", file, n.Line, err)
+		}
+	default:
+		return nil, fmt.Errorf("%s:%d: wda.urls: expected a list of WebDriverAgent URLs", file, n.Line)
+	}
+	for _, u := range urls {
+		if _, err := wda.ParseURL(u); err != nil {
+			return nil, fmt.Errorf("%s:%d: wda.urls: %w", file, n.Line, err)
+		}
+	}
+	return urls, nil
 }
 
 // openWDA opens the WebDriverAgent a --device wda:URL names.
