@@ -75,16 +75,26 @@ func (p *planner) byModel(ctx context.Context, goal string, sc *scene.Scene, pro
 	if err != nil {
 		return nil, fmt.Errorf("planner model: %w", err)
 	}
+	steps, err := decodePlan(raw)
+	if err != nil {
+		return nil, fmt.Errorf("planner model: %w", err)
+	}
+	return steps, nil
+}
+
+// decodePlan reads a model's plan: {"steps": [...]} or a bare array.
+func decodePlan(raw json.RawMessage) ([]Step, error) {
 	var ans struct {
 		Steps []Step `json:"steps"`
 	}
+	var err error
 	if raw[0] == '[' {
 		err = json.Unmarshal(raw, &ans.Steps)
 	} else {
 		err = json.Unmarshal(raw, &ans)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("planner model: the plan is not {steps: [...]}: %w", err)
+		return nil, fmt.Errorf("the plan is not {steps: [...]}: %w", err)
 	}
 	for i := range ans.Steps {
 		ans.Steps[i].ID = i + 1
@@ -93,7 +103,7 @@ func (p *planner) byModel(ctx context.Context, goal string, sc *scene.Scene, pro
 		}
 	}
 	if err := validatePlan(ans.Steps); err != nil {
-		return nil, fmt.Errorf("planner model: %w", err)
+		return nil, err
 	}
 	return ans.Steps, nil
 }

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,6 +248,24 @@ func runSuiteTask(t *testing.T, tk suiteTask, rt *agent.Runtime, goal string) *a
 	fg, _ := p.dev.Phone.Foreground()
 	if err := tk.check(p.state(t, pkg), fg); err != nil {
 		t.Fatalf("the agent says done, but the phone disagrees: %v\n%s", err, dump(res.Events))
+	}
+	// Every five steps the orchestrator compressed the context: the plan,
+	// recent ≤50-character summaries and what is left.
+	ctxs := payloads[struct {
+		Progress string `json:"progress"`
+	}](t, res.Events, agent.EvContext)
+	if want := (len(res.Steps) - 1) / 5; len(ctxs) != want {
+		t.Fatalf("%d compressed contexts for %d steps, want %d", len(ctxs), len(res.Steps), want)
+	}
+	for i, c := range ctxs {
+		if !strings.HasPrefix(c.Progress, fmt.Sprintf("done %d: ", 5*(i+1))) || len(c.Progress) > 700 {
+			t.Fatalf("context %d: %q", i, c.Progress)
+		}
+	}
+	for _, sr := range res.Steps {
+		if n := len([]rune(sr.Summary)); n == 0 || n > 50 {
+			t.Fatalf("step %d summary %q: %d characters", sr.ID, sr.Summary, n)
+		}
 	}
 	// The store alone tells the same story.
 	evs, err := st.Events(ctxT(t, 10*time.Second), res.TaskID)
