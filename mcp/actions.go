@@ -144,7 +144,7 @@ func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 		if err != nil {
 			return failed(err), nil
 		}
-		defer l.mu.Unlock()
+		defer s.release(l)
 		a, ok := l.space.Lookup(at.action)
 		if !ok {
 			return failed(fmt.Errorf("%s is not an action of %s devices (%s is %s); its actions: %s", at.name, l.target.Platform, l.target.ID, l.target.Platform, strings.Join(s.toolNames(l.space), ", "))), nil

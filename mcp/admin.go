@@ -49,7 +49,7 @@ func (s *Server) transport(req *sdk.CallToolRequest, dev, tool string) (*lease, 
 	}
 	ad, ok := l.driver.(adbDriver)
 	if !ok || l.target.Platform != device.Android {
-		l.mu.Unlock()
+		s.release(l)
 		return nil, nil, fmt.Errorf("%s needs an Android device reached over ADB; %s is %s: %w", tool, l.target.ID, l.target.Platform, device.ErrUnsupported)
 	}
 	return l, ad.Transport(), nil
@@ -67,7 +67,7 @@ func (s *Server) appInstall(ctx context.Context, req *sdk.CallToolRequest, in in
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	remote := "/data/local/tmp/apex-" + strings.ReplaceAll(path.Base(strings.ReplaceAll(in.Path, `\`, "/")), " ", "_")
 	if err := adb.PushFile(ctx, t, in.Path, remote); err != nil {
 		return nil, nil, fmt.Errorf("app_install: copy %s to %s: %w", in.Path, l.target.ID, err)
@@ -91,7 +91,7 @@ func (s *Server) shell(ctx context.Context, req *sdk.CallToolRequest, in shellIn
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	out, err := adb.Shell(ctx, t, in.Command)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shell on %s: %w", l.target.ID, err)

@@ -106,7 +106,7 @@ func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*s
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	out, err := s.opts.AI.Act(ctx, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act on %s: %w", t.DeviceID, err)
@@ -124,7 +124,7 @@ func (s *Server) assert(ctx context.Context, req *sdk.CallToolRequest, in assert
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	v, err := s.opts.AI.Assert(ctx, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("assert on %s: %w", t.DeviceID, err)
@@ -141,7 +141,7 @@ func (s *Server) query(ctx context.Context, req *sdk.CallToolRequest, in queryIn
 	if kind == "" {
 		kind = "string"
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	v, err := s.opts.AI.Query(ctx, t, kind)
 	if err != nil {
 		return nil, nil, fmt.Errorf("query on %s: %w", t.DeviceID, err)

@@ -121,7 +121,7 @@ func (s *Server) deviceScreenshot(ctx context.Context, req *sdk.CallToolRequest,
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	img, err := screenshot(ctx, l.driver, in.MaxSize)
 	if err != nil {
 		return nil, nil, err

@@ -32,6 +32,7 @@ type lease struct {
 
 	// Guarded by Server.mu.
 	last time.Time
+	busy int // tool calls running or waiting: a busy lease is never idle
 
 	// Guarded by mu.
 	scene *scene.Scene // the last observation; element ids refer to it
@@ -52,9 +53,10 @@ func inUse(id string) error {
 	return fmt.Errorf("device %s %w: it is leased until that session calls device_close, ends, or stays idle; pick another device (device_list)", id, errInUse)
 }
 
-// expired reports whether l has been idle past the timeout. Callers hold s.mu.
+// expired reports whether l has been idle past the timeout: no tool call
+// on it for that long, and none running. Callers hold s.mu.
 func (s *Server) expired(l *lease) bool {
-	return s.opts.Now().Sub(l.last) > s.opts.IdleTimeout
+	return l.busy == 0 && s.opts.Now().Sub(l.last) > s.opts.IdleTimeout
 }
 
 // open leases the device query names to ss, opening its driver. A device
@@ -165,15 +167,32 @@ func (s *Server) held(ss *sdk.ServerSession, query string) (*lease, error) {
 	return nil, fmt.Errorf("device %q is not open in this session: call device_open first (device_list shows the devices)", query)
 }
 
-// acquire is held plus the lease's lock, which the caller unlocks: the
-// device's tool calls run one at a time.
+// acquire is held plus the lease's lock, so the device's tool calls run one
+// at a time; the caller ends its call with release. However long the call
+// runs (an act may take minutes), the lease does not expire under it.
 func (s *Server) acquire(ss *sdk.ServerSession, query string) (*lease, error) {
 	l, err := s.held(ss, query)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	if s.leases[l.target.ID] != l { // swept between held and here
+		s.mu.Unlock()
+		return nil, fmt.Errorf("device %s was released after idling: call device_open again", l.target.ID)
+	}
+	l.busy++
+	s.mu.Unlock()
 	l.mu.Lock()
 	return l, nil
+}
+
+// release ends a call begun with acquire; the idle timer starts again.
+func (s *Server) release(l *lease) {
+	l.mu.Unlock()
+	s.mu.Lock()
+	l.busy--
+	l.last = s.opts.Now()
+	s.mu.Unlock()
 }
 
 // matches reports whether query names t: its full id, its serial, or an

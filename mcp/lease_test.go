@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -134,4 +135,52 @@ func TestLeaseAcrossProcesses(t *testing.T) {
 	a.ok("device_close", map[string]any{"device": id})
 	b.ok("device_open", map[string]any{"device": id})
 	b.ok("observe", map[string]any{"device": id})
+}
+
+// TestBusyLeaseDoesNotExpire: a call running past the idle timeout (a long
+// act) keeps its lease.
+func TestBusyLeaseDoesNotExpire(t *testing.T) {
+	l, hosts := simHosts(t, 1)
+	id := simID(l, 0)
+	clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	started, finish := make(chan struct{}), make(chan struct{})
+	slow := slowAI{started: started, finish: finish, advance: func() { clk.Add(time.Hour) }}
+	s := newServer(t, &mcp.Options{Hosts: hosts, IdleTimeout: time.Minute, Now: clk.Now, AI: slow})
+	a, b := connect(t, s), connect(t, s)
+	a.ok("device_open", map[string]any{"device": id})
+	done := make(chan string)
+	go func() { done <- textOf(a.call("act", map[string]any{"device": id, "goal": "something slow"})) }()
+	<-started
+	if n := s.Sweep(); n != 0 {
+		t.Errorf("Sweep ended %d leases during a call", n)
+	}
+	if msg := b.fails("device_open", map[string]any{"device": id}); !strings.Contains(msg, "in use by another session") {
+		t.Errorf("device_open during the call: %s", msg)
+	}
+	close(finish)
+	if out := <-done; !strings.Contains(out, `"status": "done"`) {
+		t.Errorf("act: %s", out)
+	}
+	// The idle timer restarts when the call ends.
+	if n := s.Sweep(); n != 0 {
+		t.Errorf("Sweep ended %d leases right after a call", n)
+	}
+	clk.Add(2 * time.Minute)
+	if n := s.Sweep(); n != 1 {
+		t.Errorf("Sweep ended %d leases after the timeout, want 1", n)
+	}
+}
+
+// slowAI's Act waits for finish, letting an hour pass meanwhile.
+type slowAI struct {
+	fakeAI
+	started, finish chan struct{}
+	advance         func()
+}
+
+func (s slowAI) Act(ctx context.Context, t mcp.Task) (*mcp.Outcome, error) {
+	s.advance()
+	close(s.started)
+	<-s.finish
+	return &mcp.Outcome{Status: "done", Summary: "slow"}, nil
 }

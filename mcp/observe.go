@@ -44,7 +44,7 @@ func (s *Server) observe(ctx context.Context, req *sdk.CallToolRequest, in obser
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	sc, err := observeScene(ctx, l.driver, in.Budget)
 	if err != nil {
 		return nil, nil, err
@@ -66,7 +66,7 @@ func (s *Server) sceneDiff(ctx context.Context, req *sdk.CallToolRequest, in dev
 	if err != nil {
 		return nil, nil, err
 	}
-	defer l.mu.Unlock()
+	defer s.release(l)
 	if l.scene == nil {
 		return nil, nil, fmt.Errorf("no observation of %s yet: call observe first", l.target.ID)
 	}
@@ -146,8 +146,9 @@ func refersToObservation(loc action.Locator) (string, bool) {
 }
 
 // resolver finds locators for an action tool. An element id (e7) refers to
-// the last observation, provided the screen still shows it; text and
-// descriptions are found on a fresh observation. Every target found is
+// the last observation, provided the screen still shows that element where
+// it was (other changes, like text typed elsewhere, do not matter); text
+// and descriptions are found on a fresh observation. Every target found is
 // recorded so the tool can say what it acted on.
 type resolver struct {
 	l     *lease
@@ -159,23 +160,34 @@ func (r *resolver) Resolve(ctx context.Context, loc action.Locator) (action.Targ
 	if err != nil {
 		return action.Target{}, err
 	}
-	sc := fresh
+	var t action.Target
 	if id, ok := refersToObservation(loc); ok {
 		last := r.l.scene
 		if last == nil {
 			return action.Target{}, fmt.Errorf("%s is an element id, but %s has not been observed yet: call observe and use an id from it: %w", id, r.l.target.ID, action.ErrNotFound)
 		}
-		if last.Fingerprint() != fresh.Fingerprint() {
-			return action.Target{}, fmt.Errorf("the screen changed since the last observation, so %s may now be another element: call observe (or scene_diff) and use a current id: %w", id, action.ErrNotFound)
+		if t, err = locate.New(last).Resolve(ctx, loc); err != nil {
+			return t, err
 		}
-		sc = last
-	}
-	t, err := locate.New(sc).Resolve(ctx, loc)
-	if err != nil {
+		if t.Element == nil || !onScreen(fresh, *t.Element) {
+			return action.Target{}, fmt.Errorf("%s of the last observation is no longer on screen (the screen changed): call observe (or scene_diff) and use a current id: %w", id, action.ErrNotFound)
+		}
+	} else if t, err = locate.New(fresh).Resolve(ctx, loc); err != nil {
 		return t, err
 	}
 	r.found = append(r.found, targetText(loc, t))
 	return t, nil
+}
+
+// onScreen reports whether s shows e: an element of the same kind, text
+// and place.
+func onScreen(s *scene.Scene, e scene.Element) bool {
+	for _, f := range s.Elements {
+		if f.Type == e.Type && f.Text == e.Text && f.Desc == e.Desc && f.ResourceID == e.ResourceID && f.Bounds == e.Bounds {
+			return true
+		}
+	}
+	return false
 }
 
 func targetText(loc action.Locator, t action.Target) string {

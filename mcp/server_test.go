@@ -152,7 +152,7 @@ func TestStaleElementID(t *testing.T) {
 	c.ok("observe", map[string]any{"device": id})
 	c.ok("launch", map[string]any{"device": id, "app": "com.apex.notes"})
 	msg := c.fails("tap", map[string]any{"device": id, "locate": map[string]any{"id": "e3"}})
-	if !strings.Contains(msg, "screen changed since the last observation") {
+	if !strings.Contains(msg, "e3 of the last observation is no longer on screen") {
 		t.Errorf("stale id: %s", msg)
 	}
 	if app, _ := l.Devices()[0].Phone.Foreground(); app != "com.apex.notes" {
@@ -283,5 +283,28 @@ func TestShellNeedsFullPolicy(t *testing.T) {
 	}
 	if msg := c.fails("app_install", map[string]any{"device": id, "path": "/nonexistent.apk"}); !strings.Contains(msg, "no such file") {
 		t.Errorf("install of a missing file: %s", msg)
+	}
+}
+
+// TestIDAfterUnrelatedChange: an id stays usable while its element is
+// unchanged, even if other elements changed; the changed one is refused.
+func TestIDAfterUnrelatedChange(t *testing.T) {
+	_, id, c := openSim(t, mcp.Options{})
+	c.ok("launch", map[string]any{"device": id, "app": "com.apex.login"})
+	scene := c.ok("observe", map[string]any{"device": id})
+	user := regexp.MustCompile(`(e\d+) input "Username"`).FindStringSubmatch(scene)
+	remember := regexp.MustCompile(`(e\d+) checkbox "Remember me".* unchecked`).FindStringSubmatch(scene)
+	if user == nil || remember == nil {
+		t.Fatalf("login screen changed; update the test:\n%s", scene)
+	}
+	c.ok("input", map[string]any{"device": id, "locate": user[1], "value": "ann"})
+	c.ok("tap", map[string]any{"device": id, "locate": remember[1]})
+	if now := c.ok("observe", map[string]any{"device": id}); !strings.Contains(now, `"Remember me"`) || strings.Contains(now, "unchecked") || !strings.Contains(now, `"ann"`) {
+		t.Errorf("after typing and ticking by id:\n%s", now)
+	}
+	c.ok("observe", map[string]any{"device": id})
+	c.ok("input", map[string]any{"device": id, "locate": map[string]any{"text": "ann"}, "value": "bob"})
+	if msg := c.fails("input", map[string]any{"device": id, "locate": user[1], "value": "cy"}); !strings.Contains(msg, "no longer on screen") {
+		t.Errorf("the changed field by its old id: %s", msg)
 	}
 }
