@@ -72,10 +72,6 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	cfg, err := llm.LoadConfig(opts.Config, getenv)
-	if err != nil {
-		return fmt.Errorf("model config: %w", err)
-	}
 	dir := opts.Dir
 	if dir == "" {
 		dir = getenv(RunsDirEnv)
@@ -106,14 +102,11 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if err != nil {
 		return fmt.Errorf("record the task: %w", err)
 	}
-	ac := agent.Config{Log: env.Log, Cache: cache}
-	if cfg.Configured() {
-		ac.LLM = cfg
-	}
+	var onEvent func(agent.Event)
 	if !env.JSON {
-		ac.OnEvent = func(e agent.Event) { printActEvent(env, e) }
+		onEvent = func(e agent.Event) { printActEvent(env, e) }
 	}
-	rt, err := agent.New(ac)
+	rt, err := newAgent(env, opts.Config, getenv, cache, onEvent)
 	if err != nil {
 		return err
 	}
@@ -149,6 +142,21 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 		return &ExitError{Code: 1, Err: actErr}
 	}
 	return &ExitError{Code: 1, Err: fmt.Errorf("%s: %s", res.Status, res.Reason)}
+}
+
+// newAgent builds the AI runtime: the roles' models from apex.yaml's
+// model: section and the environment (APEX_MODEL_*, …), or the offline rule
+// planner when none is configured. cache may be nil (in memory only).
+func newAgent(env *Env, configFile string, getenv func(string) string, cache *agent.Cache, onEvent func(agent.Event)) (*agent.Runtime, error) {
+	cfg, err := llm.LoadConfig(configFile, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("model config: %w", err)
+	}
+	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent}
+	if cfg.Configured() {
+		ac.LLM = cfg
+	}
+	return agent.New(ac)
 }
 
 // runStatus maps a task's end onto the run record's status.
