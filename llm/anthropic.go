@@ -118,7 +118,7 @@ func (c *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("%w: anthropic %s: %v", ErrBadResponse, c.t.opts.Model, err)
 	}
-	out := &Response{Model: firstNonEmpty(r.Model, c.t.opts.Model), Usage: Usage{PromptTokens: r.Usage.InputTokens, CompletionTokens: r.Usage.OutputTokens}}
+	out := &Response{Model: firstNonEmpty(r.Model, c.t.opts.Model), Usage: Usage{PromptTokens: r.Usage.InputTokens, CompletionTokens: r.Usage.OutputTokens}, Truncated: r.StopReason == "max_tokens"}
 	var text []string
 	for _, b := range r.Content {
 		switch b.Type {

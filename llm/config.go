@@ -159,6 +159,12 @@ func (c *Config) loadYAML(file string, data []byte, getenv func(string) string) 
 	if !ok {
 		return nil
 	}
+	if node.Kind == yaml.ScalarNode {
+		// model: gpt-4o is shorthand for model: {name: gpt-4o}.
+		c.Model.Model = node.Value
+		c.Sources["model"] = file
+		return nil
+	}
 	// Re-encode the section to decode it strictly: a misspelt key is an
 	// error, not a silently ignored setting.
 	raw, err := yaml.Marshal(&node)

@@ -238,6 +238,17 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 }
 
+func TestModelShorthand(t *testing.T) {
+	c, err := LoadConfig(writeYAML(t, "model: llama3.2-vision\n"), env("APEX_MODEL_PROVIDER", "ollama"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Endpoint("planner")
+	if err != nil || e.Model != "llama3.2-vision" || e.BaseURL != Presets["ollama"].BaseURL {
+		t.Errorf("endpoint %+v, %v", e, err)
+	}
+}
+
 func TestRoleNames(t *testing.T) {
 	c := &Config{Roles: map[string]Endpoint{"summariser": {}}}
 	got := strings.Join(c.RoleNames(), ",")

@@ -62,6 +62,9 @@ type Response struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	Usage     Usage      `json:"usage"`
 	Model     string     `json:"model,omitempty"`
+	// Truncated says the answer stopped at the max tokens limit, so a
+	// JSON answer may have been closed by repair rather than by the model.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Usage counts tokens and, when prices are known, cost.

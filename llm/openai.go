@@ -250,7 +250,7 @@ func (c *OpenAI) decode(raw []byte, req *Request, fallback bool) (*Response, err
 		return nil, fmt.Errorf("%w: %s %s: no choices in %.200s", ErrBadResponse, c.t.provider, c.t.opts.Model, raw)
 	}
 	ch := r.Choices[0].Message
-	out := &Response{Model: r.Model, Usage: Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens}}
+	out := &Response{Model: r.Model, Usage: Usage{PromptTokens: r.Usage.PromptTokens, CompletionTokens: r.Usage.CompletionTokens}, Truncated: r.Choices[0].FinishReason == "length"}
 	if out.Model == "" {
 		out.Model = c.t.opts.Model
 	}

@@ -1,6 +1,9 @@
 package llm
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestReasoningModel(t *testing.T) {
 	for model, want := range map[string]bool{
@@ -31,6 +34,23 @@ func TestEndpointURL(t *testing.T) {
 		c, err := NewAnthropic(Options{BaseURL: base, Model: "m"})
 		if err != nil || c.url != want {
 			t.Errorf("NewAnthropic(%q).url = %q, %v; want %q", base, c.url, err, want)
+		}
+	}
+}
+
+// An answer cut at max tokens is flagged, and its JSON repaired.
+func TestTruncated(t *testing.T) {
+	oa, _ := scripted(t, step{200, nil, `{"model":"m","choices":[{"message":{"content":"{\"steps\": [{\"action\": \"tap\", \"target_text\": \"Sea"},"finish_reason":"length"}],"usage":{"prompt_tokens":9,"completion_tokens":16}}`})
+	an, _ := scripted(t, step{200, nil, `{"model":"m","content":[{"type":"text","text":"{\"steps\": [{\"action\": \"tap\""}],"stop_reason":"max_tokens","usage":{"input_tokens":9,"output_tokens":16}}`})
+	c1, _ := NewOpenAI(Options{BaseURL: oa.URL, Model: "m"})
+	c2, _ := NewAnthropic(Options{BaseURL: an.URL, Model: "m"})
+	for name, c := range map[string]Client{"openai": c1, "anthropic": c2} {
+		resp, err := c.Complete(t.Context(), &Request{JSON: true, Messages: []Message{User("plan, as JSON")}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !resp.Truncated || !strings.HasPrefix(resp.Text, `{"steps":[{"action":"tap"`) {
+			t.Errorf("%s: %+v; want truncated and repaired JSON", name, resp)
 		}
 	}
 }

@@ -149,7 +149,8 @@ func decodeBlocks(role string, content json.RawMessage) ([]Message, error) {
 	return out, nil
 }
 
-func (anthropic) answer(req *Request, text string, calls []llm.ToolCall, u llm.Usage) any {
+func (anthropic) answer(req *Request, r Reply) any {
+	text, calls, u := r.Text, r.ToolCalls, r.Usage
 	content := []map[string]any{}
 	if text != "" {
 		content = append(content, map[string]any{"type": "text", "text": text})
@@ -158,7 +159,10 @@ func (anthropic) answer(req *Request, text string, calls []llm.ToolCall, u llm.U
 		content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": c.Args})
 	}
 	stop := "end_turn"
-	if len(calls) > 0 {
+	switch {
+	case r.Truncated:
+		stop = "max_tokens"
+	case len(calls) > 0:
 		stop = "tool_use"
 	}
 	return map[string]any{

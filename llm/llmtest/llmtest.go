@@ -107,6 +107,8 @@ type Reply struct {
 	Status     int
 	Error      string
 	RetryAfter time.Duration
+	// Truncated answers as if the max tokens limit cut the answer.
+	Truncated bool
 	// Delay holds the answer back (ended early if the client goes away),
 	// to test timeouts and cancellation.
 	Delay time.Duration
@@ -270,7 +272,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		u = &llm.Usage{PromptTokens: llm.Tokens(req.Prompt()), CompletionTokens: llm.Tokens(out)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(p.answer(req, reply.Text, calls, *u))
+	reply.ToolCalls, reply.Usage = calls, u
+	_ = json.NewEncoder(w).Encode(p.answer(req, reply))
 }
 
 // callIDs fills in missing tool call IDs, unique per server.
@@ -295,7 +298,7 @@ func (s *Server) callIDs(calls []llm.ToolCall) []llm.ToolCall {
 type protocol interface {
 	auth(http.Header) string // "" when the key is right
 	decode(body []byte) (*Request, error)
-	answer(req *Request, text string, calls []llm.ToolCall, u llm.Usage) any
+	answer(req *Request, r Reply) any // r has its tool call IDs and usage
 	fail(w http.ResponseWriter, status int, msg string)
 }
 
@@ -308,7 +311,8 @@ func (openAI) auth(h http.Header) string {
 	return ""
 }
 
-func (openAI) answer(req *Request, text string, calls []llm.ToolCall, u llm.Usage) any {
+func (openAI) answer(req *Request, r Reply) any {
+	text, calls, u := r.Text, r.ToolCalls, r.Usage
 	type call struct {
 		ID       string `json:"id"`
 		Type     string `json:"type"`
@@ -330,6 +334,9 @@ func (openAI) answer(req *Request, text string, calls []llm.ToolCall, u llm.Usag
 		if text == "" {
 			msg["content"] = nil
 		}
+	}
+	if r.Truncated {
+		finish = "length"
 	}
 	return map[string]any{
 		"id": "chatcmpl-llmtest", "object": "chat.completion", "model": req.Model,

@@ -145,3 +145,14 @@ func TestWrongKeyAndDelay(t *testing.T) {
 		t.Errorf("err = %v, want the delayed answer cut by the deadline", err)
 	}
 }
+
+func TestTruncatedReply(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script(llmtest.Reply{Text: `{"steps": [`, Truncated: true}))
+	for _, cfg := range []*llm.Config{srv.Config(), srv.AnthropicConfig()} {
+		c, _ := cfg.Client("planner")
+		resp, err := c.Complete(context.Background(), &llm.Request{JSON: true, Messages: []llm.Message{llm.User("plan in JSON")}})
+		if err != nil || !resp.Truncated || resp.Text != `{"steps":[]}` {
+			t.Errorf("%s: %+v, %v; want a truncated answer", cfg.Model.Provider, resp, err)
+		}
+	}
+}
