@@ -173,6 +173,11 @@ func (r *resolver) Resolve(ctx context.Context, loc action.Locator) (action.Targ
 			return action.Target{}, fmt.Errorf("%s of the last observation is no longer on screen (the screen changed): call observe (or scene_diff) and use a current id: %w", id, action.ErrNotFound)
 		}
 	} else if t, err = locate.New(fresh).Resolve(ctx, loc); err != nil {
+		// The error may list elements by id; those are the current screen's,
+		// which ids in later calls do not refer to until the next observe.
+		if last := r.l.scene; last == nil || last.Fingerprint() != fresh.Fingerprint() {
+			err = fmt.Errorf("%w (ids here are of the screen now: call observe before using them)", err)
+		}
 		return t, err
 	}
 	r.found = append(r.found, targetText(loc, t))

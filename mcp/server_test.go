@@ -158,6 +158,11 @@ func TestStaleElementID(t *testing.T) {
 	if app, _ := l.Devices()[0].Phone.Foreground(); app != "com.apex.notes" {
 		t.Errorf("a stale id tapped something: foreground is %q", app)
 	}
+	// A miss lists the screen's elements by id; they are not the last
+	// observation's, and the error says so.
+	if msg := c.fails("tap", map[string]any{"device": id, "locate": "nothing like this"}); !strings.Contains(msg, "call observe before using them") {
+		t.Errorf("a miss on a changed screen: %s", msg)
+	}
 }
 
 func TestObserveBudgetAndScreenshot(t *testing.T) {
