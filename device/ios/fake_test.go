@@ -7,12 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/devicetest"
 	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/wda/wdatest"
 	"github.com/google/go-cmp/cmp"
+)
+
+// The optional extensions the action package uses.
+var (
+	_ action.DoubleTapper = (*ios.Driver)(nil)
+	_ action.Dragger      = (*ios.Driver)(nil)
 )
 
 func ctx(t testing.TB) context.Context {
@@ -62,6 +69,15 @@ func TestPixels(t *testing.T) {
 		"POST /session/{sid}/wda/tap": `{"x":100,"y":200}`,
 		"POST /session/{sid}/actions": `{"actions":[{"actions":[{"type":"pointerMove","duration":0,"x":1,"y":1.3333333333333333},{"type":"pointerDown","button":0},{"type":"pause","duration":700},{"type":"pointerUp","button":0}],"id":"finger1","parameters":{"pointerType":"touch"},"type":"pointer"}]}`,
 	}
+	must(t, d.DoubleTap(ctx, device.Point{X: 30, Y: 60}))
+	if body := s.LastBody("POST /session/{sid}/actions"); strings.Count(body, "pointerDown") != 2 || !strings.Contains(body, `"x":10,"y":20`) {
+		t.Errorf("double tap = %s; want two presses at (10, 20) points", body)
+	}
+	must(t, d.Drag(ctx, device.Point{X: 30, Y: 60}, device.Point{X: 300, Y: 600}, 0))
+	if body := s.LastBody("POST /session/{sid}/actions"); !strings.Contains(body, `"duration":600`) || !strings.Contains(body, `"x":100,"y":200`) {
+		t.Errorf("drag = %s; want a 600 ms hold then a move to (100, 200) points", body)
+	}
+	must(t, d.LongPress(ctx, device.Point{X: 3, Y: 4}, 700*time.Millisecond))
 	for call, body := range want {
 		if diff := cmp.Diff(body, s.LastBody(call)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", call, diff)

@@ -46,7 +46,15 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur time.Dura
 	if dur <= 0 {
 		dur = 300 * time.Millisecond
 	}
-	return d.call(ctx, "swipe", false, d.opts.Timeout+dur, func(ctx context.Context) error {
+	return d.stroke(ctx, "swipe", from, to, dur, func(ctx context.Context, a, b wda.Point) error {
+		return d.c.Swipe(ctx, a, b, dur)
+	})
+}
+
+// stroke runs a one-finger gesture between two pixel positions, given in
+// points to f, with the call's deadline stretched by the gesture's length.
+func (d *Driver) stroke(ctx context.Context, op string, from, to device.Point, length time.Duration, f func(ctx context.Context, a, b wda.Point) error) error {
+	return d.call(ctx, op, false, d.opts.Timeout+length, func(ctx context.Context) error {
 		a, err := d.pt(ctx, from)
 		if err != nil {
 			return err
@@ -55,7 +63,7 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur time.Dura
 		if err != nil {
 			return err
 		}
-		return d.c.Swipe(ctx, a, b, dur)
+		return f(ctx, a, b)
 	})
 }
 
@@ -163,4 +171,32 @@ func (d *Driver) appSwitcher(ctx context.Context) error {
 	from := wda.Point{X: size.Width / 2, Y: size.Height - 1}
 	to := wda.Point{X: size.Width / 2, Y: size.Height * 2 / 3}
 	return d.c.Touch(ctx, wda.Move(from, 0), wda.Down(), wda.Move(to, 400*time.Millisecond), wda.Pause(800*time.Millisecond), wda.Up())
+}
+
+// DoubleTap taps a pixel position twice in quick succession (one W3C
+// action sequence, so the two taps are as close as XCTest makes them).
+func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
+	return d.input(ctx, "double tap", func(ctx context.Context) error {
+		pt, err := d.pt(ctx, p)
+		if err != nil {
+			return err
+		}
+		tap := 50 * time.Millisecond
+		return d.c.Touch(ctx, wda.Move(pt, 0), wda.Down(), wda.Pause(tap), wda.Up(), wda.Pause(80*time.Millisecond), wda.Down(), wda.Pause(tap), wda.Up())
+	})
+}
+
+// liftHold is how long a drag holds its start before moving: long enough
+// for iOS to lift a list row or an icon.
+const liftHold = 600 * time.Millisecond
+
+// Drag lifts what is under from (a press held liftHold) and drops it at to
+// after moving for dur (default 500 ms).
+func (d *Driver) Drag(ctx context.Context, from, to device.Point, dur time.Duration) error {
+	if dur <= 0 {
+		dur = 500 * time.Millisecond
+	}
+	return d.stroke(ctx, "drag", from, to, liftHold+dur, func(ctx context.Context, a, b wda.Point) error {
+		return d.c.Drag(ctx, a, b, liftHold, dur)
+	})
 }
