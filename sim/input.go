@@ -36,6 +36,9 @@ func (p *Phone) Swipe(x1, y1, x2, y2 int, d time.Duration) {
 		}
 		return
 	}
+	if p.ios && p.iosEdgeSwipe(x1, y1, x2, y2) {
+		return
+	}
 	L := p.layout()
 	if L.dialog != nil {
 		return

@@ -277,6 +277,31 @@ func (rd *renderer) iosSelf(dst *image.RGBA, v *view) bool {
 	return true
 }
 
+// iosEdgeSwipe handles an iPhone's edge gestures: up from the home
+// indicator goes home; right from the left edge goes back a screen. It
+// reports whether the swipe was one.
+func (p *Phone) iosEdgeSwipe(x1, y1, x2, y2 int) bool {
+	dx, dy := x2-x1, y1-y2
+	switch {
+	case y1 >= p.h-p.dpf(iosHomeIndicator) && dy >= p.h/8:
+		p.home()
+		return true
+	case x1 <= p.dpf(20) && dx >= p.w/4 && abs(dy) < dx/2:
+		if a := p.apps[p.fg]; a != nil && len(a.stack) > 1 && a.dialog == nil {
+			p.back()
+			return true
+		}
+	}
+	return false
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
 // appBarHeight is the height of an app's title bar in dp (points on iOS).
 func (p *Phone) appBarHeight() float64 {
 	if p.ios {

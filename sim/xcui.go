@@ -47,7 +47,8 @@ func (e *XCUIElement) Walk(fn func(*XCUIElement) bool) bool {
 }
 
 // XCUITree returns the screen as XCUITest sees it: the application (the
-// foreground app, or SpringBoard for the home and lock screens), its
+// foreground app, or SpringBoard for the home and lock screens and the
+// app switcher), its
 // window, an alert window and the keyboard. Coordinates are points.
 func (p *Phone) XCUITree() *XCUIElement {
 	p.mu.Lock()
@@ -57,7 +58,7 @@ func (p *Phone) XCUITree() *XCUIElement {
 	t := &xcuiBuilder{scale: scale, screen: image.Rect(0, 0, p.w, p.h)}
 	full := image.Rect(0, 0, p.w/scale, p.h/scale)
 	label := "SpringBoard"
-	if a := p.apps[p.fg]; a != nil && p.fg != Launcher && !p.locked && p.awake {
+	if a := p.apps[p.fg]; a != nil && p.fg != Launcher && !p.locked && p.awake && !p.inOverview {
 		label = p.pkgs[p.fg].Label
 	}
 	app := &XCUIElement{Type: "XCUIElementTypeApplication", Label: label, Enabled: true, Visible: true, Rect: full}

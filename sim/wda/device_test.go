@@ -261,3 +261,43 @@ func TestDelayedPopupAlert(t *testing.T) {
 	}
 	t.Fatal("no seed of 0–7 showed Shop's popup")
 }
+
+// TestEdgeGestures: up from the home indicator goes home (a flick) or
+// opens the app switcher (a rest before lifting); right from the left edge
+// goes back.
+func TestEdgeGestures(t *testing.T) {
+	r := newRig(t)
+	s := r.session(map[string]any{"bundleId": "com.apex.settings"})
+	cell := r.find(s, "predicate string", "label == 'Display'")
+	r.ok("POST", s+"/element/"+cell+"/click", nil)
+	r.ok("POST", s+"/actions", pointer(
+		map[string]any{"type": "pointerMove", "x": 2, "y": 400},
+		map[string]any{"type": "pointerDown"},
+		map[string]any{"type": "pointerMove", "duration": 250, "x": 300, "y": 410},
+		map[string]any{"type": "pointerUp"}))
+	if !strings.Contains(r.str("GET", "/source", nil), `name="categories"`) {
+		t.Fatal("edge swipe right did not go back")
+	}
+	up := func(rest float64) {
+		r.ok("POST", s+"/actions", pointer(
+			map[string]any{"type": "pointerMove", "x": 195, "y": 843},
+			map[string]any{"type": "pointerDown"},
+			map[string]any{"type": "pointerMove", "duration": 400, "x": 195, "y": 560},
+			map[string]any{"type": "pause", "duration": rest},
+			map[string]any{"type": "pointerUp"}))
+	}
+	up(800)
+	if src := r.str("GET", "/source", nil); !strings.Contains(src, `label="Settings"`) || !strings.Contains(src, `name="SpringBoard"`) {
+		t.Errorf("up and rest: not the app switcher with Settings:\n%.600s", src)
+	}
+	r.ok("POST", "/wda/apps/activate", map[string]string{"bundleId": "com.apex.settings"})
+	up(0)
+	if r.fg() != "com.apex.launcher" {
+		t.Errorf("flick up from the bottom: foreground %s; want home", r.fg())
+	}
+	r.ok("POST", "/wda/apps/activate", map[string]string{"bundleId": "com.apex.settings"})
+	r.ok("POST", "/wda/dragfromtoforduration", map[string]any{"fromX": 195, "fromY": 840, "toX": 195, "toY": 500, "duration": 0.2})
+	if r.fg() != "com.apex.launcher" {
+		t.Errorf("drag up from the bottom: foreground %s; want home", r.fg())
+	}
+}

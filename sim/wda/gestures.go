@@ -261,7 +261,7 @@ func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
 	}
 	var pos, from point
 	down, moved := false, false
-	var held time.Duration
+	var held, still time.Duration // since down; since the last move
 	release := func() error {
 		down = false
 		if !moved {
@@ -269,6 +269,13 @@ func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
 				return s.press(pos, held)
 			}
 			return s.tapAt(pos)
+		}
+		if s.appSwitcherGesture(from, pos, still) {
+			if err := s.checkPoint(pos); err != nil {
+				return err
+			}
+			s.phone.KeyEvent(sim.KeycodeAppSwitch)
+			return nil
 		}
 		return s.swipe(from, pos, held)
 	}
@@ -287,8 +294,9 @@ func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
 			}
 			if down {
 				held += ms(it.Duration)
+				still += ms(it.Duration)
 				if to != pos {
-					moved = true
+					moved, still = true, 0
 				}
 			}
 			pos = to
@@ -296,7 +304,7 @@ func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
 			if down {
 				continue
 			}
-			down, moved, held, from = true, false, 0, pos
+			down, moved, held, still, from = true, false, 0, 0, pos
 		case "pointerUp":
 			if down {
 				if err := release(); err != nil {
@@ -306,6 +314,7 @@ func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
 		case "pause":
 			if down {
 				held += ms(it.Duration)
+				still += ms(it.Duration)
 			}
 		case "pointerCancel":
 			down = false
@@ -318,6 +327,23 @@ func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
 	}
 	return nil
 }
+
+// appSwitcherHold is how long a finger that came up from the home
+// indicator must rest before lifting to open the app switcher (a quick
+// flick goes home instead, which the phone handles as a swipe).
+const appSwitcherHold = 300 * time.Millisecond
+
+// appSwitcherGesture reports whether a finger went up from the bottom edge
+// by an eighth of the screen or more and rested there.
+func (s *Server) appSwitcherGesture(from, to point, still time.Duration) bool {
+	_, h := s.sizePoints()
+	return s.phone.Platform() == sim.PlatformIOS && from.y >= float64(h-homeIndicatorPoints) &&
+		from.y-to.y >= float64(h)/8 && still >= appSwitcherHold
+}
+
+// homeIndicatorPoints is the height of the strip at the bottom edge where
+// the home and app switcher gestures start.
+const homeIndicatorPoints = 34
 
 // origin resolves a pointerMove's target: viewport (absolute), pointer
 // (relative to the current position) or an element's centre.
