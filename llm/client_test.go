@@ -171,3 +171,32 @@ func TestBadRequestsAreRefusedLocally(t *testing.T) {
 		t.Errorf("%d requests reached the server", n)
 	}
 }
+
+// A server with neither tools nor JSON mode (an old Ollama model behind a
+// strict proxy) is met on the third try, and on the first after that.
+func TestAutoFallbackBoth(t *testing.T) {
+	srv := llmtest.New(t, func(r *llmtest.Request) llmtest.Reply {
+		switch {
+		case len(r.Tools) > 0:
+			return llmtest.Fail(400, "model does not support tools")
+		case r.JSON:
+			return llmtest.Fail(400, "response_format is not supported")
+		case !r.Contains("Answer with one JSON object only") || !r.Contains("- tap:"):
+			return llmtest.Fail(400, "fallback prompt missing")
+		}
+		return llmtest.Text(`{"tool": "tap", "args": {"id": "e1"}}`)
+	})
+	c := srv.Client(t, "executor")
+	for i, wantRequests := range []int{3, 4} {
+		resp, err := c.Complete(context.Background(), &llm.Request{Tools: []llm.Tool{tapTool}, Messages: []llm.Message{llm.User("e1 button")}})
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if len(resp.ToolCalls) != 1 || string(resp.ToolCalls[0].Args) != `{"id":"e1"}` {
+			t.Errorf("call %d: %+v", i, resp.ToolCalls)
+		}
+		if n := len(srv.Requests()); n != wantRequests {
+			t.Errorf("after call %d: %d requests, want %d", i, n, wantRequests)
+		}
+	}
+}

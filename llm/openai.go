@@ -124,19 +124,23 @@ func (c *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
-	fallback := len(req.Tools) > 0 && c.noTools.Load()
-	resp, err := c.complete(ctx, req, fallback)
-	if err != nil && !fallback && len(req.Tools) > 0 && lacksFeature(err, "tool") {
-		c.t.log.Info("llm: model does not support tools; describing them in the prompt", "model", c.t.opts.Model)
-		c.noTools.Store(true)
-		return c.complete(ctx, req, true)
+	// Each feature the server refuses is switched off once, for good.
+	for {
+		fallback := len(req.Tools) > 0 && c.noTools.Load()
+		resp, err := c.complete(ctx, req, fallback)
+		switch {
+		case err == nil:
+			return resp, nil
+		case len(req.Tools) > 0 && !fallback && lacksTools(err):
+			c.t.log.Info("llm: model does not support tools; describing them in the prompt", "model", c.t.opts.Model, "err", err)
+			c.noTools.Store(true)
+		case (req.JSON || fallback) && !c.noJSONMode.Load() && lacksJSONMode(err):
+			c.t.log.Info("llm: server rejects response_format; asking for JSON in the prompt", "model", c.t.opts.Model, "err", err)
+			c.noJSONMode.Store(true)
+		default:
+			return nil, err
+		}
 	}
-	if err != nil && (req.JSON || fallback) && !c.noJSONMode.Load() && lacksFeature(err, "response_format") {
-		c.t.log.Info("llm: server rejects response_format; asking for JSON in the prompt", "model", c.t.opts.Model)
-		c.noJSONMode.Store(true)
-		return c.complete(ctx, req, fallback)
-	}
-	return resp, err
 }
 
 func (c *OpenAI) complete(ctx context.Context, req *Request, fallback bool) (*Response, error) {
@@ -340,21 +344,35 @@ func reasoningModel(model string) bool {
 	return false
 }
 
-// lacksFeature tells a 400 that says the model cannot use feature
-// ("tool", "response_format") from other bad requests.
-func lacksFeature(err error, feature string) bool {
+// lacksTools tells a 400 saying the model or server cannot call tools
+// (Ollama's "does not support tools", DeepSeek's "does not support
+// Function Calling", vLLM started without a tool parser) from other bad
+// requests, such as a schema the server refuses.
+func lacksTools(err error) bool {
+	m, ok := badRequestMessage(err)
+	if !ok {
+		return false
+	}
+	if strings.Contains(m, "enable-auto-tool-choice") || strings.Contains(m, "tool-call-parser") {
+		return true
+	}
+	return (strings.Contains(m, "tool") || strings.Contains(m, "function call")) && notSupported(m)
+}
+
+// lacksJSONMode tells a 400 refusing response_format json_object.
+func lacksJSONMode(err error) bool {
+	m, ok := badRequestMessage(err)
+	return ok && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") || strings.Contains(m, "json mode")) && notSupported(m)
+}
+
+func notSupported(m string) bool {
+	return strings.Contains(m, "not support") || strings.Contains(m, "unsupported") || strings.Contains(m, "not available")
+}
+
+func badRequestMessage(err error) (string, bool) {
 	var ae *APIError
 	if !errorsAs(err, &ae) || ae.kind != ErrBadRequest {
-		return false
+		return "", false
 	}
-	m := strings.ToLower(ae.Message)
-	if !strings.Contains(m, feature) && !(feature == "response_format" && strings.Contains(m, "json_object")) {
-		return false
-	}
-	for _, w := range []string{"not support", "unsupported", "does not support", "not available", "not allowed", "invalid"} {
-		if strings.Contains(m, w) {
-			return true
-		}
-	}
-	return false
+	return strings.ToLower(ae.Message), true
 }

@@ -54,3 +54,29 @@ func TestTruncated(t *testing.T) {
 		}
 	}
 }
+
+func TestLacksFeature(t *testing.T) {
+	bad := func(msg string) error { return &APIError{Status: 400, Message: msg, kind: ErrBadRequest} }
+	tests := []struct {
+		msg         string
+		tools, json bool
+	}{
+		{"registry.ollama.ai/library/llava:13b does not support tools", true, false},
+		{"deepseek-reasoner does not support Function Calling", true, false},
+		{`"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`, true, false},
+		{"Invalid parameter: 'response_format' of type 'json_object' is not supported with this model.", false, true},
+		{"Invalid schema for function 'tap': 'locator' is not valid under any of the given schemas (tools[0])", false, false},
+		{"This model's maximum context length is 8192 tokens", false, false},
+	}
+	for _, tt := range tests {
+		if got := lacksTools(bad(tt.msg)); got != tt.tools {
+			t.Errorf("lacksTools(%q) = %v", tt.msg, got)
+		}
+		if got := lacksJSONMode(bad(tt.msg)); got != tt.json {
+			t.Errorf("lacksJSONMode(%q) = %v", tt.msg, got)
+		}
+	}
+	if lacksTools(&APIError{Status: 500, Message: "tools not supported", kind: ErrServer}) {
+		t.Error("a 500 is not a missing feature")
+	}
+}
