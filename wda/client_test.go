@@ -219,23 +219,12 @@ func TestSessionRecreatedOnlyOnce(t *testing.T) {
 		w.WriteHeader(404)
 		w.Write([]byte(`{"value":{"error":"invalid session id","message":"Session does not exist"},"sessionId":"S1"}`))
 	})
-	srv := newServer(t, forget)
+	srv := wdatest.Serve(t, forget)
 	c, _ := wda.New(srv, nil)
 	_, err := c.Source(ctx(t))
 	if !errors.Is(err, wda.ErrInvalidSession) || c.SessionsCreated() != 2 {
 		t.Fatalf("Source = %v after %d sessions; want ErrInvalidSession after 2", err, c.SessionsCreated())
 	}
-}
-
-func newServer(t *testing.T, h http.Handler) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + l.Addr().String()
 }
 
 func TestUnreachableAndHanging(t *testing.T) {
@@ -249,7 +238,7 @@ func TestUnreachableAndHanging(t *testing.T) {
 
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
-	hang := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hang := wdatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-block:
 		case <-r.Context().Done():

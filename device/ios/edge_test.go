@@ -2,7 +2,6 @@ package ios_test
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -32,18 +31,6 @@ func TestLegacyBuild(t *testing.T) {
 	must(t, d.LaunchApp(ctx, "com.example.shop"))
 }
 
-// serve runs h on a loopback port until the test ends.
-func serve(t *testing.T, h http.HandlerFunc) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
-}
-
 // TestHungWDA: a WebDriverAgent that takes requests and never answers
 // (XCTest stuck) is offline after the call's timeout, not a hang.
 func TestHungWDA(t *testing.T) {
@@ -51,7 +38,7 @@ func TestHungWDA(t *testing.T) {
 	t.Cleanup(fake.Close)
 	stuck := make(chan struct{})
 	t.Cleanup(func() { close(stuck) })
-	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+	url := wdatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/screenshot") {
 			select {
 			case <-stuck:
@@ -60,7 +47,7 @@ func TestHungWDA(t *testing.T) {
 			return
 		}
 		fake.Config.Handler.ServeHTTP(w, r)
-	})
+	}))
 	d, err := ios.Open(ctx(t), url, &ios.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +65,9 @@ func TestHungWDA(t *testing.T) {
 
 // TestHostStarting lists a WebDriverAgent that answers but is not ready.
 func TestHostStarting(t *testing.T) {
-	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+	url := wdatest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"value":{"ready":false,"message":"Waiting for the XCTest runner","state":"starting"},"sessionId":null}`))
-	})
+	}))
 	h, _ := ios.NewHost([]string{url}, nil)
 	ts, err := h.Targets(ctx(t))
 	if err != nil || len(ts) != 1 || ts[0].State != "starting" || ts[0].Ready() || !strings.Contains(ts[0].Hint, "Waiting for the XCTest runner") {
