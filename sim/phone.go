@@ -40,8 +40,9 @@ type Options struct {
 	Platform string
 }
 
-// Phone is a simulated Android phone. All methods are safe for concurrent
-// use; each takes the phone's lock for its whole duration.
+// Phone is a simulated phone: Android by default, or an iPhone (see
+// Options.Platform) whose face is the XCUITest tree. All methods are safe
+// for concurrent use; each takes the phone's lock for its whole duration.
 type Phone struct {
 	mu         sync.Mutex
 	log        *slog.Logger

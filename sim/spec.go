@@ -1,7 +1,9 @@
 // Package sim is Apex's simulated phone: apps described in YAML, run by a
-// small interpreter, shown as a uiautomator-style UI tree and as real PNG
-// screenshots drawn from the same layout. The adbd subpackage serves a Phone
-// as an Android device over TCP.
+// small interpreter, shown as a uiautomator-style UI tree (or, on an
+// iPhone, an XCUITest tree in points) and as real PNG screenshots drawn
+// from the same layout. The adbd subpackage serves a Phone as an Android
+// device over TCP; the wda subpackage serves an iPhone as WebDriverAgent
+// over HTTP.
 package sim
 
 import "time"
