@@ -19,11 +19,11 @@ func modelEnv(json bool) (*Env, *bytes.Buffer) {
 	return &Env{Out: &out, Err: &out, Log: slog.New(slog.DiscardHandler), JSON: json}, &out
 }
 
-func getenv(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+func modelGetenv(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
 func TestModelTestNothingConfigured(t *testing.T) {
 	env, _ := modelEnv(false)
-	err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: filepath.Join(t.TempDir(), "apex.yaml"), Getenv: getenv(nil)})
+	err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: filepath.Join(t.TempDir(), "apex.yaml"), Getenv: modelGetenv(nil)})
 	if err == nil || !strings.Contains(err.Error(), "set APEX_MODEL_NAME") || !strings.Contains(err.Error(), "MIDSCENE_MODEL_NAME") {
 		t.Fatalf("err = %v; want one naming the variables to set", err)
 	}
@@ -41,7 +41,7 @@ func TestModelTestPingsEachEndpointOnce(t *testing.T) {
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	vars := getenv(map[string]string{"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "small-model", "APEX_MODEL_API_KEY": llmtest.Key})
+	vars := modelGetenv(map[string]string{"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "small-model", "APEX_MODEL_API_KEY": llmtest.Key})
 
 	env, out := modelEnv(true)
 	if err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: file, Getenv: vars}); err != nil {
@@ -82,7 +82,7 @@ func TestModelTestPingsEachEndpointOnce(t *testing.T) {
 func TestModelTestFailure(t *testing.T) {
 	srv := llmtest.New(t, llmtest.Script(llmtest.Text("pong")))
 	env, out := modelEnv(false)
-	err := modelTestRun(context.Background(), env, &ModelTestOptions{Getenv: getenv(map[string]string{
+	err := modelTestRun(context.Background(), env, &ModelTestOptions{Getenv: modelGetenv(map[string]string{
 		"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "m", "APEX_MODEL_API_KEY": "wrong",
 	})})
 	var exit *ExitError
