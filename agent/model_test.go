@@ -362,3 +362,24 @@ func TestAssertAndQuery(t *testing.T) {
 		t.Fatalf("model number query: %v, %v", n, err)
 	}
 }
+
+// The same scripted model answers in Anthropic's Messages API shape: the
+// runtime works the same through the Anthropic client.
+func TestSuiteAnthropicShape(t *testing.T) {
+	for _, i := range []int{1, 8, 17, 21} {
+		tk := suite[i]
+		t.Run(tk.name, func(t *testing.T) {
+			m := newScripted()
+			srv := llmtest.New(t, m.serve)
+			rt, err := agent.New(agent.Config{LLM: srv.AnthropicConfig()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runSuiteTask(t, tk, rt, tk.natural)
+			reqs := srv.Requests()
+			if res.ModelCalls == 0 || len(reqs) == 0 || reqs[0].Protocol != llm.ProviderAnthropic {
+				t.Fatalf("%d model calls, %d requests", res.ModelCalls, len(reqs))
+			}
+		})
+	}
+}
