@@ -16,7 +16,7 @@ import (
 )
 
 // simHosts starts n simulated phones and returns a host over them.
-func simHosts(t *testing.T, n int) (*lab.Lab, []device.Host) {
+func simHosts(t testing.TB, n int) (*lab.Lab, []device.Host) {
 	t.Helper()
 	l, err := lab.Start(context.Background(), lab.Options{Android: n})
 	if err != nil {

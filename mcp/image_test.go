@@ -49,3 +49,23 @@ func TestScalePNG(t *testing.T) {
 		t.Errorf("a GIF: %v", err)
 	}
 }
+
+// BenchmarkScalePNG scales a phone-sized PNG (1080x2400) to the default
+// 1024 px: decode, bilinear scale, encode.
+func BenchmarkScalePNG(b *testing.B) {
+	src := image.NewRGBA(image.Rect(0, 0, 1080, 2400))
+	for y := range 2400 {
+		for x := range 1080 {
+			src.Set(x, y, color.RGBA{uint8(x / 40 * 9), uint8(y / 60 * 7), uint8((x + y) / 100), 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, src); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := scalePNG(buf.Bytes(), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
