@@ -359,10 +359,14 @@ func lacksTools(err error) bool {
 	return (strings.Contains(m, "tool") || strings.Contains(m, "function call")) && notSupported(m)
 }
 
-// lacksJSONMode tells a 400 refusing response_format json_object.
+// lacksJSONMode tells a 400 refusing response_format json_object (LM
+// Studio's "'response_format.type' must be 'json_schema' or 'text'").
 func lacksJSONMode(err error) bool {
 	m, ok := badRequestMessage(err)
-	return ok && (strings.Contains(m, "response_format") || strings.Contains(m, "json_object") || strings.Contains(m, "json mode")) && notSupported(m)
+	if !ok || !(strings.Contains(m, "response_format") || strings.Contains(m, "json_object") || strings.Contains(m, "json mode")) {
+		return false
+	}
+	return notSupported(m) || strings.Contains(m, "must be")
 }
 
 func notSupported(m string) bool {

@@ -65,6 +65,7 @@ func TestLacksFeature(t *testing.T) {
 		{"deepseek-reasoner does not support Function Calling", true, false},
 		{`"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`, true, false},
 		{"Invalid parameter: 'response_format' of type 'json_object' is not supported with this model.", false, true},
+		{"'response_format.type' must be 'json_schema' or 'text'", false, true},
 		{"Invalid schema for function 'tap': 'locator' is not valid under any of the given schemas (tools[0])", false, false},
 		{"This model's maximum context length is 8192 tokens", false, false},
 	}
