@@ -194,6 +194,16 @@ func (s *Server) findElements(q *request) (any, error) {
 	return refs, nil
 }
 
+// activeElement is the focused text input.
+func (s *Server) activeElement(q *request) (any, error) {
+	for _, f := range descendants(s.phone.XCUITree(), nil, nil) {
+		if f.e.Focused {
+			return s.ref(q, f), nil
+		}
+	}
+	return nil, errNoSuchElement("No element has the keyboard focus")
+}
+
 func (s *Server) elementRect(q *request) (any, error) {
 	e, err := s.element(q, q.params["uuid"])
 	if err != nil {

@@ -164,3 +164,15 @@ func TestNavigationBack(t *testing.T) {
 		t.Error("Back did not return to the list")
 	}
 }
+
+func TestActiveElement(t *testing.T) {
+	r := newRig(t)
+	s := r.session(map[string]any{"bundleId": "com.apex.login"})
+	pw := r.find(s, "accessibility id", "password")
+	r.ok("POST", s+"/element/"+pw+"/click", nil)
+	var ref map[string]string
+	r.ok("GET", s+"/element/active", nil).decode(t, &ref)
+	if name := r.str("GET", s+"/element/"+ref["ELEMENT"]+"/attribute/name", nil); name != "password" {
+		t.Errorf("active element %q; want password", name)
+	}
+}

@@ -31,6 +31,7 @@ var routes = build([]struct {
 
 	{"POST", "/element", (*Server).findElement},
 	{"POST", "/elements", (*Server).findElements},
+	{"GET", "/element/active", (*Server).activeElement},
 	{"POST", "/element/:uuid/element", (*Server).findElement},
 	{"POST", "/element/:uuid/elements", (*Server).findElements},
 	{"GET", "/element/:uuid/rect", (*Server).elementRect},
