@@ -124,6 +124,12 @@ func FuzzDecodeResponse(f *testing.F) {
 		if err == nil && r == nil {
 			t.Fatal("nil response without an error")
 		}
+		if err == nil {
+			// The JSON source parser reads the same outside input.
+			if n, terr := ParseTree(r.Value); terr == nil && n == nil {
+				t.Fatal("nil tree without an error")
+			}
+		}
 		if err != nil && r != nil {
 			t.Fatal("a response and an error")
 		}

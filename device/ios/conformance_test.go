@@ -2,6 +2,7 @@ package ios_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,4 +43,15 @@ func TestOffline(t *testing.T) {
 	dev := startLab(t)
 	d := openLab(t, dev, &ios.Options{Timeout: 5 * time.Second, Retries: 3, Backoff: 100 * time.Millisecond})
 	devicetest.Offline(t, d, dev.Stop, 6*time.Second)
+}
+
+// TestInputNeedsFocus: typing with no field focused says what to do.
+func TestInputNeedsFocus(t *testing.T) {
+	d := openLab(t, startLab(t), nil)
+	must(t, d.TerminateApp(ctx(t), devicetest.App))
+	must(t, d.LaunchApp(ctx(t), devicetest.App))
+	err := d.InputText(ctx(t), "x")
+	if err == nil || !strings.Contains(err.Error(), "tap a text field first") {
+		t.Fatalf("InputText with no focus = %v; want a hint to tap a field", err)
+	}
 }

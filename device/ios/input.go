@@ -73,7 +73,11 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 	if text == "" {
 		return nil
 	}
-	return d.input(ctx, "input text", func(ctx context.Context) error { return d.c.Keys(ctx, text) })
+	err := d.input(ctx, "input text", func(ctx context.Context) error { return d.c.Keys(ctx, text) })
+	if errors.Is(err, wda.ErrElementState) || errors.Is(err, wda.ErrNotInteractable) {
+		return fmt.Errorf("%w; tap a text field first so the keyboard shows", err)
+	}
+	return err
 }
 
 // typed keys are characters XCTest's typeText understands.
