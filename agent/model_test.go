@@ -87,8 +87,13 @@ func (m *scriptedModel) answer(system, user string, tools []string) mreply {
 	case strings.Contains(system, "the planner"):
 		goal := section(user, "Goal: ")
 		cl, ok := natural[goal]
-		if goal == "Open the basket" {
+		switch {
+		case goal == "Open the basket":
 			cl, ok = `tap "the basket", then check "Your cart is empty" exists`, true
+		case goal == "Look at the cart" && !strings.Contains(user, "Progress:"):
+			cl, ok = `tap "Go to checkout", then check "Your cart is empty" exists`, true // a wrong first guess
+		case goal == "Look at the cart":
+			cl, ok = `tap "Cart (0)", then check "Your cart is empty" exists`, true // re-planned on the screen
 		}
 		if !ok {
 			return mreply{text: "I do not know how to do that."}
@@ -117,7 +122,7 @@ func (m *scriptedModel) answer(system, user string, tools []string) mreply {
 		}
 		line, ok := findLine(screenOf(user), q[1])
 		if !ok {
-			return mreply{text: `{"action":"Sleep","params":{"ms":10}}`}
+			return mreply{text: `{"error":"nothing on screen matches"}`}
 		}
 		args := map[string]any{"locate": map[string]string{"id": idRE.FindStringSubmatch(line)[1]}}
 		if v := valueRE.FindStringSubmatch(step); v != nil {
@@ -381,5 +386,31 @@ func TestSuiteAnthropicShape(t *testing.T) {
 				t.Fatalf("%d model calls, %d requests", res.ModelCalls, len(reqs))
 			}
 		})
+	}
+}
+
+// A plan whose step matches nothing: two retries, then the model re-plans
+// from the screen and the compressed progress, and the new plan works.
+func TestModelReplan(t *testing.T) {
+	p := startPhone(t, noPopupSeed)
+	p.launch(t, shop)
+	m := newScripted()
+	_, cfg := m.start(t)
+	rt, _ := agent.New(agent.Config{LLM: cfg, CheckTimeout: 200 * time.Millisecond})
+	res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: "Look at the cart", Driver: p.drv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != agent.Done || res.Replans != 1 || m.count("planner") != 2 {
+		t.Fatalf("status %s, %d re-plans, %d planner calls: %s\n%s", res.Status, res.Replans, m.count("planner"), res.Reason, dump(res.Events))
+	}
+	if s := strategies(t, res.Events); len(s) != agent.MaxRetries {
+		t.Fatalf("retries %v before the re-plan", s)
+	}
+	if _, act := p.dev.Phone.Foreground(); act != ".CartActivity" {
+		t.Fatalf("the phone shows %s", act)
+	}
+	if res.Steps[0].Step != `tap "Cart (0)"` || res.Steps[0].Status != agent.Done {
+		t.Fatalf("steps after the re-plan: %+v", res.Steps)
 	}
 }
