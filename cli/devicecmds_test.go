@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/adb"
@@ -416,4 +418,102 @@ func FuzzDoParams(f *testing.F) {
 		}
 		a.Decode(raw)
 	})
+}
+
+// startCommand runs a long-running command line until the test stops it;
+// stop cancels it and returns its error.
+func startCommand(t *testing.T, args ...string) (out *syncBuffer, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out = &syncBuffer{}
+	var errOut syncBuffer
+	root := NewRoot(out, &errOut)
+	root.SetArgs(args)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				err = errors.New("did not end within 20 s of Ctrl-C")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { stop() })
+	return out, stop
+}
+
+// waitFor waits until out holds a line matching re.
+func waitFor(t *testing.T, out *syncBuffer, re string) {
+	t.Helper()
+	rx := regexp.MustCompile("(?m)" + re)
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !rx.MatchString(out.String()) {
+		select {
+		case <-deadline:
+			t.Fatalf("no line matching %s within 20 s; output:\n%s", re, out.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// TestDevicesWatch follows phones as they are connected, refused, lost and
+// disconnected, in text and in JSON lines.
+func TestDevicesWatch(t *testing.T) {
+	c := adbtest.StartServer(t)
+	pointAt(t, c)
+	l, err := lab.Start(context.Background(), lab.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev := l.Devices()[0]
+	id := regexp.QuoteMeta("adb/" + dev.Serial)
+
+	text, stopText := startCommand(t, "devices", "--watch")
+	js, stopJSON := startCommand(t, "--json", "devices", "-w")
+	// Whether a watch starts before the phone comes or after, it shows
+	// the phone ready.
+	if _, err := c.Connect(context.Background(), dev.Serial); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, text, `^[+~]  `+id+`  device  Apex_Sim$`)
+	waitFor(t, js, `"serial":"`+regexp.QuoteMeta(dev.Serial)+`".*"state":"device"`)
+	auth := (&adbLab{c: c}).addUnauthorized(t)
+	waitFor(t, text, `^[+~]  adb/`+regexp.QuoteMeta(auth)+`  unauthorized  unlock the phone and accept the "Allow USB debugging\?" prompt`)
+	dev.Stop()
+	waitFor(t, text, `^~  `+id+`  offline  Apex_Sim  the device does not answer: .*adb connect `+regexp.QuoteMeta(dev.Serial))
+	if err := c.Disconnect(context.Background(), dev.Serial); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, text, `^-  `+id+`  gone$`)
+	waitFor(t, js, `"change":"removed"`)
+	if err := stopText(); err != nil {
+		t.Errorf("apex devices --watch after Ctrl-C: %v", err)
+	}
+	if err := stopJSON(); err != nil {
+		t.Errorf("apex --json devices --watch after Ctrl-C: %v", err)
+	}
+
+	last := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(js.String()), "\n") {
+		var c deviceChange
+		if err := json.Unmarshal([]byte(line), &c); err != nil || c.Device.Platform != device.Android {
+			t.Fatalf("JSON line %q (%v)", line, err)
+		}
+		if _, seen := last[c.Device.Serial]; seen == (c.Change == "added") {
+			t.Errorf("%s: %s after %q", c.Device.Serial, c.Change, last[c.Device.Serial])
+		}
+		last[c.Device.Serial] = c.Change + " " + c.Device.State
+	}
+	if last[dev.Serial] != "removed offline" || last[auth] != "changed unauthorized" && last[auth] != "added unauthorized" {
+		t.Errorf("last JSON changes = %q; want %s removed, %s unauthorized", last, dev.Serial, auth)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +22,10 @@ type HostOptions struct {
 	StartServer bool
 	// Driver options for the devices this host opens.
 	Driver *Options
-	Log    *slog.Logger
+	// WatchPoll is how often Watch re-reads the device list to catch the
+	// changes adb does not report (0 = 2 s).
+	WatchPoll time.Duration
+	Log       *slog.Logger
 }
 
 // Host is the devices of one adb server.
@@ -89,11 +94,18 @@ func (h *Host) targets(devs []adb.DeviceInfo) []device.Target {
 	return ts
 }
 
-// Watch yields the server's devices each time the list changes
-// (host:track-devices), starting with the current list, until ctx is done
-// or the loop stops (neither is an error); a server that goes away yields
-// its error once and ends the sequence. The targets are not labelled with their resolution
-// (that costs a shell call per device per change): call Targets for it.
+// watchPoll is how often Watch re-reads host:devices-l by default.
+const watchPoll = 2 * time.Second
+
+// Watch yields the server's devices each time the list changes, starting
+// with the current list, until ctx is done or the loop stops (neither is
+// an error); a server that goes away yields its error once and ends the
+// sequence. Changes come from host:track-devices, which is immediate, and
+// from re-reading host:devices-l every HostOptions.WatchPoll, because adb
+// does not report every change on track-devices (Debian's adb 29 misses a
+// network device turning offline or unauthorized). The targets are not
+// labelled with their resolution (that costs a shell call per device per
+// change): call Targets for it.
 func (h *Host) Watch(ctx context.Context) iter.Seq2[[]device.Target, error] {
 	return func(yield func([]device.Target, error) bool) {
 		if h.opts.StartServer {
@@ -104,21 +116,103 @@ func (h *Host) Watch(ctx context.Context) iter.Seq2[[]device.Target, error] {
 				return
 			}
 		}
-		for devs, err := range h.c.TrackDevices(ctx) {
-			if err != nil && ctx.Err() != nil {
-				return // the caller stopped watching: not a failure
+		tctx, cancel := context.WithCancel(ctx)
+		tracked := h.track(tctx)
+		defer func() {
+			cancel()
+			for range tracked { // let the tracking goroutine end
 			}
-			if err != nil {
-				if !yield(nil, fmt.Errorf("watching adb devices: %w", err)) {
+		}()
+		poll := h.opts.WatchPoll
+		if poll <= 0 {
+			poll = watchPoll
+		}
+		tick := time.NewTicker(poll)
+		defer tick.Stop()
+		last, started := "", false
+		emit := func(devs []adb.DeviceInfo) bool {
+			if k := devicesKey(devs); !started || k != last {
+				started, last = true, k
+				return yield(h.targets(devs), nil)
+			}
+			return true
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-tracked:
+				switch {
+				case !ok:
+					return
+				case ev.err != nil && ctx.Err() != nil:
+					return // the caller stopped watching: not a failure
+				case ev.err != nil:
+					if !yield(nil, fmt.Errorf("watching adb devices: %w", ev.err)) {
+						return
+					}
+				case !emit(h.withModels(ctx, ev.devs)):
 					return
 				}
-				continue
-			}
-			if !yield(h.targets(devs), nil) {
-				return
+			case <-tick.C:
+				// A failure here is the server going away, which the
+				// tracking connection reports.
+				if devs, err := h.c.Devices(ctx); err == nil && !emit(devs) {
+					return
+				}
 			}
 		}
 	}
+}
+
+type tracked struct {
+	devs []adb.DeviceInfo
+	err  error
+}
+
+// track runs host:track-devices until ctx ends, then closes the channel.
+func (h *Host) track(ctx context.Context) <-chan tracked {
+	ch := make(chan tracked)
+	go func() {
+		defer close(ch)
+		for devs, err := range h.c.TrackDevices(ctx) {
+			select {
+			case ch <- tracked{devs, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// devicesKey is what Watch compares to tell a changed list from the same.
+func devicesKey(devs []adb.DeviceInfo) string {
+	lines := make([]string, len(devs))
+	for i, d := range devs {
+		lines[i] = d.Serial + "\t" + d.State + "\t" + d.Model
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// withModels fills the models host:track-devices leaves out (it sends the
+// short list) from one host:devices-l; a device the long list no longer
+// has keeps no model.
+func (h *Host) withModels(ctx context.Context, devs []adb.DeviceInfo) []adb.DeviceInfo {
+	if !slices.ContainsFunc(devs, func(d adb.DeviceInfo) bool { return d.Model == "" }) {
+		return devs
+	}
+	long, err := h.c.Devices(ctx)
+	if err != nil {
+		return devs
+	}
+	for i := range devs {
+		if j := slices.IndexFunc(long, func(l adb.DeviceInfo) bool { return l.Serial == devs[i].Serial }); j >= 0 && devs[i].Model == "" {
+			devs[i].Model = long[j].Model
+		}
+	}
+	return devs
 }
 
 // label fills a target's resolution (and model, if missing) from the

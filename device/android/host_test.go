@@ -134,8 +134,8 @@ func waitList(t *testing.T, lists <-chan []device.Target, errs <-chan error, wha
 	}
 }
 
-// TestHostWatch connects and disconnects a simulated phone and sees each
-// change as it happens, then sees the server go away.
+// TestHostWatch connects, loses and disconnects simulated phones and sees
+// each change as it happens, then sees the server go away.
 func TestHostWatch(t *testing.T) {
 	c := adbtest.StartServer(t)
 	// Watch starts the server when asked, as Targets does.
@@ -149,7 +149,7 @@ func TestHostWatch(t *testing.T) {
 	t.Cleanup(func() { l.Close() })
 	dev := l.Devices()[0]
 
-	h := android.NewHost(c, &android.HostOptions{StartServer: true})
+	h := android.NewHost(c, &android.HostOptions{StartServer: true, WatchPoll: 200 * time.Millisecond})
 	wctx, cancel := context.WithCancel(ctx(t))
 	defer cancel()
 	lists, errs, done := snapshots(wctx, h)
@@ -160,7 +160,19 @@ func TestHostWatch(t *testing.T) {
 	}
 	waitList(t, lists, errs, dev.Serial+" ready", func(ts []device.Target) bool {
 		got, ok := targetBySerial(ts, dev.Serial)
-		return ok && got.State == "device" && got.ID == "adb/"+dev.Serial && got.Hint == ""
+		return ok && got.State == "device" && got.ID == "adb/"+dev.Serial && got.Hint == "" && got.Model == "Apex_Sim"
+	})
+	// adb does not report these two on track-devices: Watch polls for them.
+	locked := startAuthSim(t)
+	c.Connect(ctx(t), locked)
+	waitList(t, lists, errs, locked+" unauthorized", func(ts []device.Target) bool {
+		got, ok := targetBySerial(ts, locked)
+		return ok && got.State == "unauthorized" && strings.Contains(got.Hint, "Allow USB debugging")
+	})
+	dev.Stop()
+	waitList(t, lists, errs, dev.Serial+" offline", func(ts []device.Target) bool {
+		got, ok := targetBySerial(ts, dev.Serial)
+		return ok && got.State == "offline" && strings.Contains(got.Hint, "adb connect "+dev.Serial)
 	})
 	if err := c.Disconnect(ctx(t), dev.Serial); err != nil {
 		t.Fatal(err)
