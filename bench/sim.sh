@@ -8,7 +8,7 @@
 . "$(dirname "$0")/common.sh"
 N=${N:-50}
 machine
-gobench ./sim/lab 'ADBServer' "${N}x"
+gobench ./sim/lab 'ADBServer|ADBCommandLine' "${N}x"
 # Alone, so the process's peak RSS (VmHWM) is the 50 devices' peak.
 gobench ./sim/lab 'FiftyDevices' 1x
 machine

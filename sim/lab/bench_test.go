@@ -7,6 +7,8 @@ package lab_test
 import (
 	"bytes"
 	"context"
+	"net"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -54,11 +56,49 @@ func changeScreen(b *testing.B, p *sim.Phone, i int) {
 // serverDevice connects one simulated phone to a private adb server and
 // returns a transport through that server.
 func serverDevice(b *testing.B) (*lab.Device, adb.Transport) {
+	dev, c := serverClient(b)
+	return dev, c.Device(dev.Serial)
+}
+
+func serverClient(b *testing.B) (*lab.Device, *adb.Client) {
 	b.Helper()
 	dev := startLab(b, 1).Devices()[0]
 	c := adbtest.StartServer(b)
 	adbtest.Connect(b, c, dev.Serial)
-	return dev, c.Device(dev.Serial)
+	return dev, c
+}
+
+// BenchmarkADBCommandLine is what a person or a tool that spawns Google's
+// adb sees: `adb -P PORT -s SERIAL exec-out …` per call, process start
+// included, on a screen changed before each call.
+func BenchmarkADBCommandLine(b *testing.B) {
+	for _, tc := range []struct{ name, cmd, want string }{
+		{"Dump", "uiautomator dump /dev/tty", "</hierarchy>"},
+		{"Screencap", "screencap -p", "\x89PNG"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			dev, c := serverClient(b)
+			_, port, err := net.SplitHostPort(c.Addr())
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := benchCtx(b)
+			var s benchtest.Sampler
+			var out []byte
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				changeScreen(b, dev.Phone, i)
+				b.StartTimer()
+				s.Time(func() {
+					out, err = exec.CommandContext(ctx, "adb", "-P", port, "-s", dev.Serial, "exec-out", tc.cmd).Output()
+				})
+				if err != nil || !bytes.Contains(out, []byte(tc.want)) {
+					b.Fatalf("adb exec-out %s: %v, %d bytes", tc.cmd, err, len(out))
+				}
+			}
+			s.Report(b, "")
+		})
+	}
 }
 
 // BenchmarkADBServerDump is `adb exec-out uiautomator dump /dev/tty`
