@@ -126,7 +126,11 @@ type fileEndpoint struct {
 // The generic OPENAI_API_KEY / OPENAI_BASE_URL (also Midscene's older
 // names) and ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL only fill what is still
 // empty, so a key exported for other tools never overrides apex.yaml. Role
-// overrides in apex.yaml win over all of these for their role.
+// overrides win over all of these for their role: apex.yaml's roles:, then
+// APEX_<ROLE>_MODEL_NAME / _BASE_URL / _API_KEY and Midscene's intent
+// variables (MIDSCENE_PLANNING_MODEL_* for the planner,
+// MIDSCENE_LOCATE_MODEL_* for the executor, MIDSCENE_INSIGHT_MODEL_* for
+// the validator and query).
 func LoadConfig(file string, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -291,14 +295,8 @@ func (c *Config) loadEnv(getenv func(string) string) error {
 			}
 		}
 	}
-	if v := getenv("APEX_MODEL_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("llm: APEX_MODEL_TIMEOUT=%q is not a duration (write e.g. 60s)", v)
-		}
-		c.Model.Timeout = d
-	}
-	return nil
+	c.loadRoleEnv(getenv)
+	return c.loadSamplingEnv(getenv)
 }
 
 func (e *Endpoint) field(name string) string {

@@ -238,6 +238,50 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 }
 
+func TestRoleEnv(t *testing.T) {
+	file := writeYAML(t, "model:\n  roles:\n    planner: {model: from-yaml, temperature: 0.5}\n")
+	c, err := LoadConfig(file, env(
+		"MIDSCENE_MODEL_NAME", "qwen3-vl-plus", "MIDSCENE_MODEL_BASE_URL", "https://dashscope.aliyuncs.com/compatible-mode/v1", "MIDSCENE_MODEL_API_KEY", "sk-d",
+		"MIDSCENE_MODEL_TIMEOUT", "30000", "MIDSCENE_MODEL_MAX_TOKENS", "2048",
+		"APEX_PLANNER_MODEL_NAME", "qwen3-max", "MIDSCENE_PLANNING_MODEL_NAME", "loses-to-apex",
+		"MIDSCENE_LOCATE_MODEL_NAME", "ui-tars", "MIDSCENE_LOCATE_MODEL_BASE_URL", "http://127.0.0.1:8000/v1",
+		"MIDSCENE_INSIGHT_MODEL_NAME", "glm-4.6v", "MIDSCENE_INSIGHT_MODEL_BASE_URL", "https://open.bigmodel.cn/api/paas/v4", "MIDSCENE_INSIGHT_MODEL_API_KEY", "zk",
+		"APEX_MODEL_TEMPERATURE", "0.3",
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Model, BaseURL, APIKey string
+		Temperature            float64
+		MaxTokens              int
+		Timeout                time.Duration
+	}
+	want := map[string]row{
+		"planner":  {"qwen3-max", Presets["qwen"].BaseURL, "sk-d", 0.5, 2048, 30 * time.Second},
+		"executor": {"ui-tars", "http://127.0.0.1:8000/v1", "", 0.3, 2048, 30 * time.Second},
+		"query":    {"glm-4.6v", "https://open.bigmodel.cn/api/paas/v4", "zk", 0.3, 2048, 30 * time.Second},
+		"reporter": {"qwen3-vl-plus", Presets["qwen"].BaseURL, "sk-d", 0.3, 2048, 30 * time.Second},
+	}
+	for role, w := range want {
+		e, err := c.Endpoint(role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(w, row{e.Model, e.BaseURL, e.APIKey, *e.Temperature, e.MaxTokens, e.Timeout}); d != "" {
+			t.Errorf("%s (-want +got):\n%s", role, d)
+		}
+	}
+	if c.Sources["planner.model"] != "APEX_PLANNER_MODEL_NAME" {
+		t.Errorf("sources = %v", c.Sources)
+	}
+	for _, bad := range [][]string{{"MIDSCENE_MODEL_TIMEOUT", "soon"}, {"APEX_MODEL_TEMPERATURE", "hot"}, {"MIDSCENE_MODEL_MAX_TOKENS", "-1"}} {
+		if _, err := LoadConfig("", env(bad...)); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%s=%s: err = %v, want one naming the variable", bad[0], bad[1], err)
+		}
+	}
+}
+
 func TestModelShorthand(t *testing.T) {
 	c, err := LoadConfig(writeYAML(t, "model: llama3.2-vision\n"), env("APEX_MODEL_PROVIDER", "ollama"))
 	if err != nil {
