@@ -12,7 +12,7 @@ import (
 // reports the agent's cost per step: wall time and settled observations (each two or more UI dumps).
 func BenchmarkActLogin(b *testing.B) {
 	rt, _ := agent.New(agent.Config{})
-	tk := suite[16]
+	tk := taskNamed(b, "login")
 	steps, observed := 0, 0
 	var spent time.Duration
 	for b.Loop() {

@@ -164,6 +164,12 @@ var suite = []suiteTask{
 			n := item(list(st["notes"])[2])
 			return want(n["body"] == "Oat milk and tea", "note 3 = %v", n)
 		}},
+	{name: "notes scroll to an old note", app: notes,
+		goal:    `scroll down to "Garden 4", tap "Garden 4", then check "Edit note" exists`,
+		natural: "Open the note Garden 4",
+		check: func(st map[string]any, _ string) error {
+			return want(item(st["editing"])["title"] == "Garden 4", "editing = %v", st["editing"])
+		}},
 	{name: "login", app: login,
 		goal:    `type "demo" into "Username", type "apex123" into "Password", tap "Sign in", then check "Welcome, demo!" exists`,
 		natural: "Sign in as demo with password apex123",
@@ -299,4 +305,15 @@ func TestSuiteRules(t *testing.T) {
 			t.Logf("%s", res.Summary)
 		})
 	}
+}
+
+// suiteTask named name.
+func taskNamed(t testing.TB, name string) suiteTask {
+	for _, tk := range suite {
+		if tk.name == name {
+			return tk
+		}
+	}
+	t.Fatalf("no suite task %q", name)
+	return suiteTask{}
 }

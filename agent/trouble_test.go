@@ -227,7 +227,7 @@ func TestCancelMidTask(t *testing.T) {
 			cancel()
 		}
 	}})
-	res, err := rt.Act(ctx, agent.Task{Goal: suite[16].goal, Driver: p.drv, Store: st})
+	res, err := rt.Act(ctx, agent.Task{Goal: taskNamed(t, "login").goal, Driver: p.drv, Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
