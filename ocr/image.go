@@ -85,6 +85,11 @@ func prepare(data []byte, region image.Rectangle, scale float64) (*input, error)
 // square) the darker or lighter half decides the background; a pixel is
 // ink when it stands out from the neighbourhood's mean towards the other
 // side. Flat fills vanish, so buttons read like any label.
+//
+// Pixel loops over memory the call owns: not instrumented under -race,
+// which made them ten times slower.
+//
+//go:norace
 func normalize(img image.Image, r image.Rectangle) *image.Gray {
 	w, h := r.Dx(), r.Dy()
 	g := image.NewGray(image.Rect(0, 0, w, h))
@@ -156,6 +161,11 @@ func normalize(img image.Image, r image.Rectangle) *image.Gray {
 }
 
 // grey writes the luminance of img's region r into g.
+//
+// Pixel loops over memory the call owns: not instrumented under -race,
+// which made them ten times slower.
+//
+//go:norace
 func grey(g *image.Gray, img image.Image, r image.Rectangle) {
 	w, h := r.Dx(), r.Dy()
 	var pix []uint8

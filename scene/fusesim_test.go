@@ -237,3 +237,55 @@ func TestAssessArcade(t *testing.T) {
 		t.Errorf("fused stale Scene:\n%s", txt)
 	}
 }
+
+// BenchmarkAssessSoundTree is what deciding costs on a screen whose tree
+// holds all its text (the Arcade home): tree checks only, no pixels, no OCR.
+func BenchmarkAssessSoundTree(b *testing.B) {
+	home := observe(b, arcade(b))
+	for b.Loop() {
+		if d := scene.Assess(nil, scene.Screen{Scene: home.scene, Image: home.img}); d.Any() {
+			b.Fatalf("distrusted: %v", d)
+		}
+	}
+}
+
+// BenchmarkAssessCanvas decides on the Arcade board: a large region
+// without text nodes whose pixels are scanned for text.
+func BenchmarkAssessCanvas(b *testing.B) {
+	p := arcade(b)
+	board := navigate(b, p, "Play")
+	for b.Loop() {
+		if d := scene.Assess(nil, scene.Screen{Scene: board.scene, Image: board.img}); !d.Any() {
+			b.Fatal("board trusted")
+		}
+	}
+}
+
+// BenchmarkAssessStale compares two screenshots after an action whose tree
+// did not change.
+func BenchmarkAssessStale(b *testing.B) {
+	p := arcade(b)
+	home := observe(b, p)
+	p.SetStaleTree(true)
+	tapText(b, p, home.scene, "Play")
+	stale := observe(b, p)
+	prev := &scene.Screen{Scene: home.scene, Image: home.img}
+	for b.Loop() {
+		if d := scene.Assess(prev, scene.Screen{Scene: stale.scene, Image: stale.img}); !d.Stale() {
+			b.Fatal("not stale")
+		}
+	}
+}
+
+// BenchmarkFuse merges a full-screen OCR result into the board's Scene.
+func BenchmarkFuse(b *testing.B) {
+	p := arcade(b)
+	board := navigate(b, p, "Play")
+	res, err := ocrEngine(b).Recognize(context.Background(), board.png, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		scene.Fuse(board.scene, res, nil)
+	}
+}

@@ -93,6 +93,11 @@ const ChangedClearly = 0.01
 // Changed returns the share (0..1) of the screen's pixels outside the
 // system bars that differ clearly between a and b, sampling every 4th
 // pixel of every 4th row. Images of different sizes differ entirely.
+//
+// Pixel loops over memory the call owns: not instrumented under -race,
+// which made them ten times slower.
+//
+//go:norace
 func Changed(a, b image.Image, s *Scene) float64 {
 	ab, bb := a.Bounds(), b.Bounds()
 	if ab.Size() != bb.Size() {
@@ -135,22 +140,40 @@ func inBands(bands []image.Rectangle, y int) bool {
 	return false
 }
 
-func colorDist(a, b image.Image, x, y, dx, dy int) int {
-	r1, g1, b1, _ := a.At(x, y).RGBA()
-	r2, g2, b2, _ := b.At(x+dx, y+dy).RGBA()
-	d := absDiff(r1, r2) + absDiff(g1, g2) + absDiff(b1, b2)
-	return int(d >> 8)
+// rgbAt reads a pixel's red, green and blue, without an allocation for
+// the image types screenshots decode to.
+func rgbAt(img image.Image, x, y int) (r, g, b int) {
+	switch m := img.(type) {
+	case *image.RGBA:
+		i := m.PixOffset(x, y)
+		return int(m.Pix[i]), int(m.Pix[i+1]), int(m.Pix[i+2])
+	case *image.NRGBA:
+		i := m.PixOffset(x, y)
+		return int(m.Pix[i]), int(m.Pix[i+1]), int(m.Pix[i+2])
+	case *image.Gray:
+		v := int(m.Pix[m.PixOffset(x, y)])
+		return v, v, v
+	}
+	r32, g32, b32, _ := img.At(x, y).RGBA()
+	return int(r32 >> 8), int(g32 >> 8), int(b32 >> 8)
 }
 
-func absDiff(a, b uint32) uint32 {
-	if a > b {
-		return a - b
+func colorDist(a, b image.Image, x, y, dx, dy int) int {
+	r1, g1, b1 := rgbAt(a, x, y)
+	r2, g2, b2 := rgbAt(b, x+dx, y+dy)
+	return abs(r1-r2) + abs(g1-g2) + abs(b1-b2)
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
 	}
-	return b - a
+	return v
 }
 
 // Uncovered returns the large regions of the screen (at least a tenth of
-// it, outside the system bars) that hold no element with text or
+// it, outside the system bars, or where bars usually are when the Scene
+// has none) that hold no element with text or
 // description and no small element: where the tree says nothing about
 // what is drawn. A big element without text (a canvas, a WebView, a list)
 // does not cover what is inside it.
@@ -162,8 +185,10 @@ func Uncovered(s *Scene) []Rect {
 	cw, ch := (s.Width+cols-1)/cols, (s.Height+rows-1)/rows
 	var covered [rows][cols]bool
 	screen := s.Width * s.Height
+	hasSystem := false
 	for i := range s.Elements {
 		e := &s.Elements[i]
+		hasSystem = hasSystem || e.System
 		big := e.Bounds.area()*6 > screen
 		if !e.System && big && e.Text == "" && e.Desc == "" {
 			continue
@@ -175,6 +200,15 @@ func Uncovered(s *Scene) []Rect {
 		for r := max(b.Y0/ch, 0); r < rows && r*ch < b.Y1; r++ {
 			for c := max(b.X0/cw, 0); c < cols && c*cw < b.X1; c++ {
 				covered[r][c] = true
+			}
+		}
+	}
+	if !hasSystem {
+		// A dump of the app window alone (uiautomator's default) has no
+		// bars: leave their usual places out rather than read the clock.
+		for r := range rows {
+			if (r+1)*ch <= s.Height*3/100+ch || r*ch >= s.Height*94/100-ch {
+				covered[r] = [cols]bool{true, true, true, true, true, true, true, true, true, true, true, true}
 			}
 		}
 	}
@@ -223,26 +257,31 @@ func free(covered, used *[32][12]bool, r, c0, c1 int) bool {
 // sharp light-dark edges, the way glyph strokes do. Blank areas, flat
 // colours and soft gradients do not; photos with hard edges may, which
 // only costs an OCR that finds nothing.
+//
+// Pixel loops over memory the call owns: not instrumented under -race,
+// which made them ten times slower.
+//
+//go:norace
 func TextLike(img image.Image, r image.Rectangle) bool {
 	r = r.Intersect(img.Bounds())
 	if r.Dx() < 16 || r.Dy() < 8 {
 		return false
 	}
 	minEdges := max(4, r.Dx()/200)
+	row := make([]int, r.Dx())
 	run := 0
-	for y := r.Min.Y; y < r.Max.Y; y++ {
+	// Every other row: a line of small print still spans four of them.
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		lumRow(img, r.Min.X, y, row)
 		edges := 0
-		prev := lum(img, r.Min.X, y)
-		for x := r.Min.X + 1; x < r.Max.X; x++ {
-			l := lum(img, x, y)
-			if l-prev > 70 || prev-l > 70 {
+		for x := 1; x < len(row) && edges < minEdges; x++ {
+			if d := row[x] - row[x-1]; d > 70 || d < -70 {
 				edges++
 			}
-			prev = l
 		}
 		if edges >= minEdges {
 			run++
-			if run >= 8 {
+			if run >= 4 {
 				return true
 			}
 		} else {
@@ -252,14 +291,31 @@ func TextLike(img image.Image, r image.Rectangle) bool {
 	return false
 }
 
-func lum(img image.Image, x, y int) int {
-	if g, ok := img.(*image.RGBA); ok {
-		i := g.PixOffset(x, y)
-		p := g.Pix[i : i+3 : i+3]
-		return (299*int(p[0]) + 587*int(p[1]) + 114*int(p[2])) / 1000
+// lumRow writes the luminance of len(row) pixels from (x, y).
+//
+//go:norace
+func lumRow(img image.Image, x, y int, row []int) {
+	var pix []uint8
+	switch m := img.(type) {
+	case *image.RGBA:
+		pix = m.Pix[m.PixOffset(x, y):]
+	case *image.NRGBA:
+		pix = m.Pix[m.PixOffset(x, y):]
+	default:
+		for i := range row {
+			row[i] = lum(img, x+i, y)
+		}
+		return
 	}
-	r, g, b, _ := img.At(x, y).RGBA()
-	return int(299*(r>>8)+587*(g>>8)+114*(b>>8)) / 1000
+	for i := range row {
+		p := pix[4*i : 4*i+3 : 4*i+3]
+		row[i] = (299*int(p[0]) + 587*int(p[1]) + 114*int(p[2])) / 1000
+	}
+}
+
+func lum(img image.Image, x, y int) int {
+	r, g, b := rgbAt(img, x, y)
+	return (299*r + 587*g + 114*b) / 1000
 }
 
 // toPixels maps a rectangle in the Scene's units to the screenshot's pixels.
