@@ -57,7 +57,7 @@ func (r *run) assert(ctx context.Context, st script.Step, before *screen, out *o
 	var why error
 	var got any
 	seen, ok, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		got, why = check(s.scene, a, loc)
+		got, why = r.regionChecked(ctx, s, a, loc)
 		return why == nil
 	})
 	out.seen = seen

@@ -162,8 +162,12 @@ func (r *run) runAction(ctx context.Context, out *outcome, name string, params m
 // screen on (first use) and fresh observations after.
 func (r *run) runRaw(ctx context.Context, out *outcome, a *action.Action, raw json.RawMessage, on *screen) error {
 	out.action, out.params, out.acted = a.Name(), raw, true
+	r.actedOn(on)
 	res := &recordingResolver{live: &locate.Live{Scene: on.scene, Observe: func(ctx context.Context) (*scene.Scene, error) {
 		s, err := r.observe(ctx)
+		if err == nil {
+			err = r.perceive(ctx, s)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,10 @@ type screen struct {
 	// settled is false when the screen kept changing until the settle
 	// timeout.
 	settled bool
+	// tree is the Scene of the UI tree alone when scene has OCR fused in
+	// (see perceive in ocr.go).
+	tree      *scene.Scene
+	perceived bool
 }
 
 // observe reads the UI source and builds its Scene.
@@ -50,7 +54,7 @@ func (r *run) settle(ctx context.Context) (*screen, error) {
 			return nil, ctx.Err()
 		case <-deadline.C:
 			r.log.Debug("screen did not settle", "timeout", r.opts.SettleTimeout)
-			return prev, nil
+			return prev, r.perceive(ctx, prev)
 		case <-tick.C:
 		}
 		cur, err := r.observe(ctx)
@@ -59,7 +63,7 @@ func (r *run) settle(ctx context.Context) (*screen, error) {
 		}
 		if cur.fp == prev.fp {
 			cur.settled = true
-			return cur, nil
+			return cur, r.perceive(ctx, cur)
 		}
 		prev = cur
 	}
@@ -101,6 +105,9 @@ func (r *run) poll(ctx context.Context, first *screen, timeout time.Duration, ch
 		case <-tick.C:
 		}
 		next, err := r.observe(ctx)
+		if err == nil {
+			err = r.perceive(ctx, next)
+		}
 		if err != nil {
 			return cur, false, err
 		}

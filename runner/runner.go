@@ -16,6 +16,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
@@ -52,6 +53,12 @@ type Options struct {
 	// planner (an *agent.Runtime); nil leaves them failing with
 	// ErrNeedsModel.
 	AI AI
+	// OCR reads screenshots when the UI tree cannot be trusted (see
+	// OCRMode); nil starts a Tesseract engine on first need, when it is
+	// installed, and stops it when the run ends.
+	OCR ocr.Engine
+	// OCRMode is OCRAuto (""), OCRAlways or OCROff.
+	OCRMode string
 }
 
 // Progress reports one finished step.
@@ -126,6 +133,7 @@ type run struct {
 	cur     *screen // the last settled screen, reused as the next step's "before"
 	outputs map[string]any
 	res     *Result
+	percept perception // OCR and trust in the tree (ocr.go)
 }
 
 // Run executes s on d and records it. The returned error is only about the
@@ -140,6 +148,7 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 	drv, timed := wrapTimed(d)
 	r := &run{opts: o, log: o.Log, store: o.Store, drv: drv, raw: d, timed: timed, space: o.Space,
 		outputs: map[string]any{}, res: &Result{Script: s.File}}
+	defer r.closeOCR()
 	name := o.Name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))

@@ -1,0 +1,213 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/scene"
+	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/store"
+)
+
+// These tests drive the simulated phone through adbd and the Android
+// driver (as `apex run --sim` does) with the Arcade app, whose board holds
+// buttons that exist only in pixels.
+
+const arcadeApp = "../examples/apps/arcade.yaml"
+
+// countingOCR counts the recognitions a run asks for.
+type countingOCR struct {
+	e     ocr.Engine
+	calls atomic.Int64
+}
+
+func (c *countingOCR) Recognize(ctx context.Context, img []byte, o *ocr.Options) (*ocr.Result, error) {
+	c.calls.Add(1)
+	return c.e.Recognize(ctx, img, o)
+}
+
+var (
+	tessOnce sync.Once
+	tess     *ocr.Tesseract
+	tessErr  error
+)
+
+// sharedOCR is one Tesseract engine for the package's tests, counted per
+// test; tests skip when tesseract is not installed.
+func sharedOCR(t *testing.T) *countingOCR {
+	t.Helper()
+	tessOnce.Do(func() { tess, tessErr = ocr.NewTesseract(context.Background(), nil) })
+	if tessErr != nil {
+		t.Skipf("tesseract unavailable: %v", tessErr)
+	}
+	return &countingOCR{e: tess}
+}
+
+func arcadePhone(t *testing.T) (*lab.Device, *android.Driver) {
+	t.Helper()
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, AppFiles: []string{arcadeApp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev := l.Devices()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := android.OpenDirect(ctx, dev.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return dev, d
+}
+
+func ocrOptions(st *store.Store, e ocr.Engine) *Options {
+	o := fastOptions(st)
+	o.OCR = e
+	o.FindTimeout, o.AssertTimeout = 2*time.Second, time.Second
+	return o
+}
+
+// stepScenes returns the recorded Scene of every step of the run.
+func stepScenes(t *testing.T, st *store.Store, runID string) map[string]*scene.Scene {
+	t.Helper()
+	steps, err := st.Steps(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*scene.Scene{}
+	for _, s := range steps {
+		var sc scene.Scene
+		if len(s.Scene) > 0 && json.Unmarshal(s.Scene, &sc) == nil {
+			out[s.Name] = &sc
+		}
+	}
+	return out
+}
+
+const pixelButtonScript = `
+android:
+  launch: com.apex.arcade
+tasks:
+  - name: play through the canvas
+    flow:
+      - tap: Play
+      - tap: Start game
+      - assert: {exists: Level one}
+      - assert:
+          textContains: Score 0
+          element: {id: field}
+`
+
+func TestPixelOnlyButtonTapped(t *testing.T) {
+	e := sharedOCR(t)
+	dev, d := arcadePhone(t)
+	st := openStore(t)
+	res, err := Run(context.Background(), d, load(t, pixelButtonScript), ocrOptions(st, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusPassed {
+		t.Fatalf("run %s: %s", res.Status, res.Reason)
+	}
+	state, err := dev.Phone.State("com.apex.arcade")
+	if err != nil || state["games"] != 1.0 && state["games"] != 1 {
+		t.Errorf("games = %v (%v): the tap on the pixel-only button did not start a game", state["games"], err)
+	}
+	sc := stepScenes(t, st, res.Run.ID)["tap: Start game"]
+	if sc == nil {
+		t.Fatal("no Scene recorded for the tap on Start game")
+	}
+	var found bool
+	for _, el := range sc.Elements {
+		if el.Text == "Start game" && el.Source == scene.SourceOCR && el.Confidence > 0 && el.Confidence < 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the recorded Scene has no OCR element for Start game:\n%s", sc.Text())
+	}
+	if e.calls.Load() == 0 {
+		t.Error("no OCR ran")
+	}
+}
+
+const staleScript = `
+android:
+  launch: com.apex.arcade
+tasks:
+  - name: the tree lags behind the screen
+    flow:
+      - runAdbShell: setprop debug.apex.stale_tree 1
+      - tap: Play
+      - tap: Start game
+      - assert: {exists: Level one}
+      - assert: {notExists: Word wall}
+      - runAdbShell: setprop debug.apex.stale_tree 0
+      - assert: {exists: {id: field}}
+`
+
+func TestStaleTreeRecovered(t *testing.T) {
+	e := sharedOCR(t)
+	dev, d := arcadePhone(t)
+	st := openStore(t)
+	res, err := Run(context.Background(), d, load(t, staleScript), ocrOptions(st, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusPassed {
+		t.Fatalf("run %s: %s", res.Status, res.Reason)
+	}
+	if state, _ := dev.Phone.State("com.apex.arcade"); state["games"] != 1.0 && state["games"] != 1 {
+		t.Errorf("games = %v, want 1", state["games"])
+	}
+	sc := stepScenes(t, st, res.Run.ID)["tap: Start game"]
+	if sc == nil || !strings.Contains(sc.Dropped, "stale tree elements hidden") {
+		t.Errorf("the Scene the stale step saw does not say stale tree elements were hidden:\n%v", sc)
+	}
+}
+
+func TestSoundTreeCostsNoOCR(t *testing.T) {
+	e := sharedOCR(t)
+	_, d := arcadePhone(t)
+	st := openStore(t)
+	src := `
+android:
+  launch: com.apex.arcade
+tasks:
+  - name: tree only
+    flow:
+      - assert: {exists: Welcome to the arcade}
+      - tap: 中文
+      - back
+      - tap: Play
+      - back
+      - assert: {exists: Word wall}
+`
+	opts := ocrOptions(st, e)
+	opts.OCRMode = OCROff
+	res, err := Run(context.Background(), d, load(t, src), opts)
+	if err != nil || res.Status != store.StatusPassed {
+		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
+	}
+	if n := e.calls.Load(); n != 0 {
+		t.Errorf("OCR off: %d recognitions", n)
+	}
+	// The same screens in auto mode: only the canvas screens are read.
+	src = strings.ReplaceAll(src, "      - tap: 中文\n      - back\n      - tap: Play\n      - back\n", "")
+	opts.OCRMode = OCRAuto
+	res, err = Run(context.Background(), d, load(t, src), opts)
+	if err != nil || res.Status != store.StatusPassed {
+		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
+	}
+	if n := e.calls.Load(); n != 0 {
+		t.Errorf("a screen whose tree holds all its text cost %d recognitions, want 0", n)
+	}
+}
