@@ -197,7 +197,11 @@ func (c *Anthropic) encode(req *Request) ([]byte, error) {
 	if len(r.Messages) == 0 {
 		return nil, fmt.Errorf("%w: anthropic needs a user message besides the system prompt", ErrBadRequest)
 	}
-	return marshal(r)
+	body, err := marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return withExtra(body, o.ExtraBody)
 }
 
 // decodeAnthropicError reads {"type":"error","error":{"type","message"}}.

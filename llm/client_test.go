@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -198,5 +201,43 @@ func TestAutoFallbackBoth(t *testing.T) {
 		if n := len(srv.Requests()); n != wantRequests {
 			t.Errorf("after call %d: %d requests, want %d", i, n, wantRequests)
 		}
+	}
+}
+
+func TestHeadersAndExtraBody(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script(llmtest.Text("ok")))
+	file := filepath.Join(t.TempDir(), "apex.yaml")
+	yaml := "model:\n  headers: {HTTP-Referer: \"${SITE}\", X-Title: apex}\n  extra_body: {enable_thinking: false}\n  roles:\n    planner:\n      extra_body: {enable_thinking: true, top_k: 5}\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "qwen3-vl-plus", "APEX_MODEL_API_KEY": llmtest.Key, "SITE": "https://apex.example"}
+	cfg, err := llm.LoadConfig(file, func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, role := range []string{"executor", "planner"} {
+		c, err := cfg.Client(role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.User("x")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	var exec, plan map[string]any
+	json.Unmarshal(reqs[0].Body, &exec)
+	json.Unmarshal(reqs[1].Body, &plan)
+	if exec["enable_thinking"] != false || plan["enable_thinking"] != true || plan["top_k"] != 5.0 || exec["model"] != "qwen3-vl-plus" {
+		t.Errorf("bodies: executor %v, planner %v", exec, plan)
+	}
+	if got := reqs[0].Header.Get("Http-Referer"); got != "https://apex.example" || reqs[1].Header.Get("X-Title") != "apex" {
+		t.Errorf("headers = %v", reqs[0].Header)
+	}
+	if _, err := llm.LoadConfig("", func(k string) string {
+		return map[string]string{"MIDSCENE_MODEL_EXTRA_BODY_JSON": "[1]"}[k]
+	}); err == nil || !strings.Contains(err.Error(), "MIDSCENE_MODEL_EXTRA_BODY_JSON") {
+		t.Errorf("err = %v; want one naming the variable", err)
 	}
 }

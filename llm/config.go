@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,6 +33,10 @@ type Endpoint struct {
 	NoTools     bool
 	NoJSONMode  bool
 	Timeout     time.Duration
+	// Headers are extra HTTP headers; ExtraBody is a JSON object merged
+	// into each request body (see Options).
+	Headers   map[string]string
+	ExtraBody json.RawMessage
 }
 
 // Price is what a model costs, in US dollars per million tokens.
@@ -102,17 +107,19 @@ type fileModel struct {
 }
 
 type fileEndpoint struct {
-	Provider    string   `yaml:"provider"`
-	BaseURL     string   `yaml:"base_url"`
-	Name        string   `yaml:"name"`
-	Model       string   `yaml:"model"`
-	APIKey      string   `yaml:"api_key"`
-	APIKeyEnv   string   `yaml:"api_key_env"`
-	Temperature *float64 `yaml:"temperature"`
-	MaxTokens   int      `yaml:"max_tokens"`
-	NoTools     bool     `yaml:"no_tools"`
-	NoJSONMode  bool     `yaml:"no_json_mode"`
-	Timeout     string   `yaml:"timeout"`
+	Provider    string            `yaml:"provider"`
+	BaseURL     string            `yaml:"base_url"`
+	Name        string            `yaml:"name"`
+	Model       string            `yaml:"model"`
+	APIKey      string            `yaml:"api_key"`
+	APIKeyEnv   string            `yaml:"api_key_env"`
+	Temperature *float64          `yaml:"temperature"`
+	MaxTokens   int               `yaml:"max_tokens"`
+	NoTools     bool              `yaml:"no_tools"`
+	NoJSONMode  bool              `yaml:"no_json_mode"`
+	Headers     map[string]string `yaml:"headers"`
+	ExtraBody   map[string]any    `yaml:"extra_body"`
+	Timeout     string            `yaml:"timeout"`
 }
 
 // LoadConfig reads the model: section of file (apex.yaml; other sections
@@ -214,6 +221,17 @@ func (f fileEndpoint) endpoint(getenv func(string) string, where string) (Endpoi
 		Provider: strings.ToLower(f.Provider), BaseURL: expandEnv(f.BaseURL, getenv),
 		Model: firstNonEmpty(f.Model, f.Name), APIKey: expandEnv(f.APIKey, getenv),
 		Temperature: f.Temperature, MaxTokens: f.MaxTokens, NoTools: f.NoTools, NoJSONMode: f.NoJSONMode,
+		Headers: f.Headers,
+	}
+	if len(f.ExtraBody) > 0 {
+		b, err := json.Marshal(f.ExtraBody)
+		if err != nil {
+			return e, fmt.Errorf("llm: %s extra_body: %w", where, err)
+		}
+		e.ExtraBody = b
+	}
+	for k, v := range e.Headers {
+		e.Headers[k] = expandEnv(v, getenv)
 	}
 	if f.Model != "" && f.Name != "" && f.Model != f.Name {
 		return e, fmt.Errorf("llm: %s both name: %q and model: %q; keep one", where, f.Name, f.Model)
@@ -390,6 +408,12 @@ func (c *Config) Endpoint(role string) (Endpoint, error) {
 		}
 		e.NoTools = e.NoTools || o.NoTools
 		e.NoJSONMode = e.NoJSONMode || o.NoJSONMode
+		if len(o.Headers) > 0 {
+			e.Headers = o.Headers
+		}
+		if len(o.ExtraBody) > 0 {
+			e.ExtraBody = o.ExtraBody
+		}
 	}
 	if e.Model == "" {
 		return e, fmt.Errorf("%w for role %s: set APEX_MODEL_NAME (with APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY), or name: under model: in apex.yaml", ErrNotConfigured, role)
@@ -462,8 +486,14 @@ func (c *Config) Client(role string) (Client, error) {
 	opts := Options{
 		BaseURL: e.BaseURL, APIKey: e.APIKey, Model: e.Model,
 		Temperature: e.Temperature, MaxTokens: e.MaxTokens,
-		NoTools: e.NoTools, NoJSONMode: e.NoJSONMode, Timeout: e.Timeout,
+		NoTools: e.NoTools, NoJSONMode: e.NoJSONMode, Timeout: e.Timeout, ExtraBody: e.ExtraBody,
 		MaxRetries: c.MaxRetries, Backoff: c.Backoff, HTTPClient: c.HTTPClient, Log: c.Log,
+	}
+	if len(e.Headers) > 0 {
+		opts.Header = http.Header{}
+		for k, v := range e.Headers {
+			opts.Header.Set(k, v)
+		}
 	}
 	var inner Client
 	if e.Provider == ProviderAnthropic {

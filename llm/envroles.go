@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -43,8 +44,8 @@ func (c *Config) loadRoleEnv(getenv func(string) string) {
 	}
 }
 
-// loadSamplingEnv reads the default temperature, max tokens and
-// Midscene's timeout in milliseconds.
+// loadSamplingEnv reads the default temperature, max tokens, extra body
+// JSON and timeout (Midscene's in milliseconds).
 func (c *Config) loadSamplingEnv(getenv func(string) string) error {
 	for _, name := range []string{"APEX_MODEL_TEMPERATURE", "MIDSCENE_MODEL_TEMPERATURE"} {
 		if v := getenv(name); v != "" {
@@ -63,6 +64,16 @@ func (c *Config) loadSamplingEnv(getenv func(string) string) error {
 				return fmt.Errorf("llm: %s=%q is not a positive number of tokens", name, v)
 			}
 			c.Model.MaxTokens = n
+			break
+		}
+	}
+	for _, name := range []string{"APEX_MODEL_EXTRA_BODY_JSON", "MIDSCENE_MODEL_EXTRA_BODY_JSON"} {
+		if v := getenv(name); v != "" {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(v), &m); err != nil || m == nil {
+				return fmt.Errorf("llm: %s=%q is not a JSON object", name, v)
+			}
+			c.Model.ExtraBody = json.RawMessage(v)
 			break
 		}
 	}

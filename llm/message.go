@@ -106,4 +106,22 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// withExtra adds extra's fields to the JSON object body.
+func withExtra(body []byte, extra json.RawMessage) ([]byte, error) {
+	if len(extra) == 0 {
+		return body, nil
+	}
+	var m, x map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(extra, &x); err != nil {
+		return nil, err
+	}
+	for k, v := range x {
+		m[k] = v
+	}
+	return marshal(m)
+}
+
 func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -203,7 +203,11 @@ func (c *OpenAI) encode(req *Request, fallback bool) ([]byte, error) {
 		}
 		r.Messages = append(r.Messages, om)
 	}
-	return marshal(r)
+	body, err := marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return withExtra(body, o.ExtraBody)
 }
 
 func encodeOpenAIMessage(m Message, fallback bool) (oaMessage, error) {

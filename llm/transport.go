@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,7 +49,11 @@ type Options struct {
 	// ends. Tests replace it to record the delays.
 	Wait func(ctx context.Context, d time.Duration) error
 	// Header holds extra request headers (OpenRouter's HTTP-Referer, …).
-	Header     http.Header
+	Header http.Header
+	// ExtraBody is a JSON object whose fields are added to every request
+	// body, for provider switches such as DashScope's
+	// {"enable_thinking": false}. Its fields win over the client's own.
+	ExtraBody  json.RawMessage
 	HTTPClient *http.Client
 	Log        *slog.Logger
 }
@@ -85,6 +90,12 @@ func newTransport(provider string, o Options) (*transport, error) {
 	}
 	if o.Backoff <= 0 {
 		o.Backoff = defaultBackoff
+	}
+	if len(o.ExtraBody) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(o.ExtraBody, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("%w: extra body for %s is not a JSON object: %s", ErrBadRequest, o.Model, o.ExtraBody)
+		}
 	}
 	if o.Wait == nil {
 		o.Wait = waitTimer
