@@ -356,6 +356,18 @@ func TestDevicesNone(t *testing.T) {
 	mustFail(t, []string{"devices"}, "ADB_SERVER_SOCKET", "tcp:")
 }
 
+// TestNoDeviceReady: the only phone attached has not accepted this
+// computer, so leaving out --device says so rather than "no device".
+func TestNoDeviceReady(t *testing.T) {
+	c := adbtest.StartServer(t)
+	pointAt(t, c)
+	auth := (&adbLab{c: c}).addUnauthorized(t)
+	err := mustFail(t, []string{"do", "Home"}, "no device is ready", "adb/"+auth+" is unauthorized", `accept the "Allow USB debugging?" prompt`)
+	if !errors.Is(err, device.ErrOffline) {
+		t.Errorf("err %v is not device.ErrOffline", err)
+	}
+}
+
 // TestDeviceIDErrors: with several phones a short ID must be unique, and
 // a wrong one lists what there is.
 func TestDeviceIDErrors(t *testing.T) {

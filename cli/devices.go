@@ -90,10 +90,34 @@ func allFailed(err error, hosts int) bool {
 func openChosenDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
 	d, t, release, err := openDevice(ctx, env, f)
 	var amb *device.AmbiguousError
-	if errors.As(err, &amb) && amb.Query == "" {
+	switch {
+	case errors.As(err, &amb) && amb.Query == "":
 		err = &chooseError{amb}
+	case errors.Is(err, device.ErrNotFound) && f.ID == "" && !f.Sim:
+		err = notReadyError(ctx, env, err)
 	}
 	return d, t, release, err
+}
+
+// notReadyError explains "no device attached" when devices are attached
+// but none can be driven (a phone whose debugging prompt was not
+// accepted, say): it names each and what to do.
+func notReadyError(ctx context.Context, env *Env, err error) error {
+	hosts, herr := deviceHosts(env)
+	if herr != nil {
+		return err
+	}
+	ts, _ := device.NewRegistry(hosts...).Targets(ctx)
+	var why []string
+	for _, t := range ts {
+		if !t.Ready() {
+			why = append(why, fmt.Sprintf("%s is %s: %s", t.ID, t.State, t.Hint))
+		}
+	}
+	if len(why) == 0 {
+		return err
+	}
+	return fmt.Errorf("no device is ready: %s: %w", strings.Join(why, "; "), device.ErrOffline)
 }
 
 // chooseError is an empty --device with several devices attached.

@@ -37,6 +37,10 @@ given as k=v (typed by the action's schema: numbers, booleans, or JSON for
 objects) or all at once with --params '{"k": …}'. Params that locate an element
 ("Sign in", {"text": "OK"}) are found on the current screen.
 
+With --sim the action runs on a fresh simulated phone that ends with the
+command; to run several commands on one phone, start 'apex sim' in another
+terminal, 'adb connect' the address it prints, and use --device.
+
 Run 'apex do --list' to see the actions and their params.`,
 		Example: `  apex do tap --sim --param locate="Settings"
   apex do input --device emulator-5554 --param locate=Search --param value="red shoes"

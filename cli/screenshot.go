@@ -20,6 +20,10 @@ func newCmdScreenshot(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "screenshot -o FILE",
 		Short: "Save the device's screen as PNG",
+		Long: `Save the device's current screen as a PNG file, or with -o - write it to
+standard output. The device is the only one attached, or the one --device
+names (see apex devices); --sim uses a simulated phone started for this
+command alone.`,
 		Example: `  apex screenshot -o screen.png
   apex screenshot --sim -o sim.png
   apex screenshot --device emulator-5554 -o - > screen.png`,
