@@ -63,6 +63,15 @@ func buildApex(t *testing.T) string {
 	return apexBin
 }
 
+// TestMain removes the apex binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if apexBin != "" {
+		os.RemoveAll(filepath.Dir(apexBin))
+	}
+	os.Exit(code)
+}
+
 type buildError struct {
 	err error
 	out string
