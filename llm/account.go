@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -145,6 +146,7 @@ func copyTask(t TaskTally) TaskTally {
 // roleClient is what Config.Client returns: a provider client bound to a
 // role, pricing and accounting each call.
 type roleClient struct {
+	log    *slog.Logger
 	role   string
 	model  string
 	inner  Client
@@ -175,5 +177,7 @@ func (r *roleClient) Complete(ctx context.Context, req *Request) (*Response, err
 		role = req.Role
 	}
 	r.acct.Record(TaskID(ctx), role, u, latency, err != nil)
+	r.log.Debug("llm: call", "role", role, "model", r.model, "task", TaskID(ctx), "latency", latency,
+		"prompt_tokens", u.PromptTokens, "completion_tokens", u.CompletionTokens, "cost_usd", u.CostUSD, "err", err)
 	return resp, err
 }

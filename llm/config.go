@@ -504,7 +504,11 @@ func (c *Config) Client(role string) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &roleClient{role: role, inner: inner, model: e.Model, prices: c.Prices, acct: c.Accountant}
+	log := c.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cl := &roleClient{log: log, role: role, inner: inner, model: e.Model, prices: c.Prices, acct: c.Accountant}
 	if c.clients == nil {
 		c.clients = map[string]Client{}
 	}
