@@ -119,6 +119,13 @@ func (s *Server) search(q *request) ([]found, string, string, error) {
 		ref, _ := q.session.elems.get(id)
 		root = found{e: e, path: ref.path}
 	}
+	// Appium's names, which clients that know Appium send to WDA as is.
+	switch using {
+	case "-ios predicate string":
+		using = "predicate string"
+	case "-ios class chain":
+		using = "class chain"
+	}
 	var out []found
 	switch using {
 	case "accessibility id", "id", "name":

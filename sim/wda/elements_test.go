@@ -43,6 +43,8 @@ func TestFindStrategies(t *testing.T) {
 		{"class chain", "XCUIElementTypeWindow/*", 1},
 		{"class chain", "**/Table/Cell[1]", 1},
 		{"class chain", "**/XCUIElementTypeCell[9]", 0},
+		{"-ios class chain", "**/XCUIElementTypeCell", 6},
+		{"-ios predicate string", "label == 'Display'", 1},
 	}
 	for _, c := range cases {
 		if got := count(c.using, c.value); got != c.want {
