@@ -14,7 +14,9 @@ const [mode, target, ...rest] = process.argv.slice(2);
 
 function transport() {
   if (mode === "stdio") {
-    return new StdioClientTransport({ command: target, args: rest, stderr: "inherit" });
+    // The SDK passes children only a few variables unless told; apex needs
+    // TMPDIR (where the cross-process lease locks live).
+    return new StdioClientTransport({ command: target, args: rest, env: { ...process.env }, stderr: "inherit" });
   }
   if (mode === "http") {
     const headers = rest[0] ? { Authorization: `Bearer ${rest[0]}` } : {};
