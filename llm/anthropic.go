@@ -114,6 +114,10 @@ func (c *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		return nil, err
 	}
+	return c.decode(raw, req)
+}
+
+func (c *Anthropic) decode(raw []byte, req *Request) (*Response, error) {
 	var r anResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, fmt.Errorf("%w: anthropic %s: %v", ErrBadResponse, c.t.opts.Model, err)
@@ -125,6 +129,9 @@ func (c *Anthropic) Complete(ctx context.Context, req *Request) (*Response, erro
 		case "text":
 			text = append(text, b.Text)
 		case "tool_use":
+			if b.Name == "" {
+				return nil, fmt.Errorf("%w: anthropic %s: a tool_use block has no name", ErrBadResponse, c.t.opts.Model)
+			}
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Args: argsOrEmpty(b.Input)})
 		}
 	}

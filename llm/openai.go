@@ -269,7 +269,13 @@ func (c *OpenAI) decode(raw []byte, req *Request, fallback bool) (*Response, err
 		out.Text = ch.Refusal
 	}
 	for _, tc := range ch.ToolCalls {
+		if tc.Function.Name == "" {
+			return nil, fmt.Errorf("%w: %s %s: a tool call has no name", ErrBadResponse, c.t.provider, c.t.opts.Model)
+		}
 		args := json.RawMessage(tc.Function.Arguments)
+		if strings.TrimSpace(tc.Function.Arguments) == "" {
+			args = json.RawMessage(`{}`)
+		}
 		if !json.Valid(args) {
 			fixed, err := ExtractJSON(tc.Function.Arguments)
 			if err != nil {
