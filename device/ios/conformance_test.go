@@ -55,3 +55,19 @@ func TestInputNeedsFocus(t *testing.T) {
 		t.Fatalf("InputText with no focus = %v; want a hint to tap a field", err)
 	}
 }
+
+// TestAppSwitcherOnSim: the recents key opens the simulated iPhone's app
+// switcher (SpringBoard on top, a card for the app that was open).
+func TestAppSwitcherOnSim(t *testing.T) {
+	d := openLab(t, startLab(t), nil)
+	must(t, d.LaunchApp(ctx(t), devicetest.App))
+	must(t, d.PressKey(ctx(t), device.KeyAppSwitch))
+	src, err := d.Source(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src.Data)
+	if !strings.Contains(s, `<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="SpringBoard"`) || !strings.Contains(s, `label="Conformance"`) {
+		t.Fatalf("after the app switcher gesture the source is:\n%.1500s", s)
+	}
+}
