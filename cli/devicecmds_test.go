@@ -390,7 +390,7 @@ func TestDeviceIDErrors(t *testing.T) {
 
 func TestSourceAndScreenshotErrors(t *testing.T) {
 	mustFail(t, []string{"source", "--sim", "--scene", "--budget", "-5"}, "--budget -5", "most bytes")
-	mustFail(t, []string{"screenshot", "--sim", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.png")}, "saving the screenshot", "no such file")
+	mustFail(t, []string{"screenshot", "--sim", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.png")}, "saving the screenshot: no directory", "dir.png")
 	mustFail(t, []string{"source", "--app", "x.yaml"}, "--app installs apps on the simulated phone only")
 }
 

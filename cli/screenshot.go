@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/png"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 )
@@ -31,6 +32,12 @@ command alone.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Output == "" {
 				return fmt.Errorf("-o FILE is required (use -o - for standard output)")
+			}
+			// A bad path fails before the device is touched.
+			if dir := filepath.Dir(opts.Output); opts.Output != "-" {
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+					return fmt.Errorf("saving the screenshot: no directory %s for %s", dir, opts.Output)
+				}
 			}
 			d, t, release, err := openChosenDevice(cmd.Context(), env, &opts.Device)
 			if err != nil {
