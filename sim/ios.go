@@ -87,6 +87,13 @@ func (p *Phone) iosify(L *screenLayout, now time.Time) {
 	L.status = &view{class: "XCUIElementTypeStatusBar", pkg: SpringBoard, r: L.status.r, kind: "iosstatus",
 		text: now.Format("15:04"), size: p.dpf(17), bold: true, noNode: true}
 	L.nav = &view{class: "XCUIElementTypeOther", pkg: SpringBoard, r: L.nav.r, kind: "homeindicator", noNode: true}
+	if L.keyboard != nil {
+		for i := range L.keyboard.keys {
+			if k := &L.keyboard.keys[i]; k.label == "OK" {
+				k.label = "return"
+			}
+		}
+	}
 	if p.locked {
 		L.app.kind = "wallpaper"
 		L.app.walk(func(v *view) bool {

@@ -231,7 +231,7 @@ func identifier(v *view) string {
 
 // iosKeyNames are the accessibility names of an iOS keyboard's special
 // keys, by the Android keyboard's labels.
-var iosKeyNames = map[string]string{"▲": "shift", "←": "delete", "?123": "more", "space": "space", "OK": "Return"}
+var iosKeyNames = map[string]string{"▲": "shift", "←": "delete", "?123": "more", "space": "space", "return": "Return"}
 
 func (t *xcuiBuilder) keyboard(k *keyboard) *XCUIElement {
 	kb := &XCUIElement{Type: "XCUIElementTypeKeyboard", Enabled: true, Visible: true, Rect: t.pt(k.r)}

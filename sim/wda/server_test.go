@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apexagent/apex/scene"
@@ -327,5 +328,45 @@ func TestPlatformChrome(t *testing.T) {
 	if !strings.Contains(src, `<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="SpringBoard"`) ||
 		!strings.Contains(src, `<XCUIElementTypeIcon type="XCUIElementTypeIcon" name="Shop" label="Shop"`) {
 		t.Errorf("home screen source:\n%s", src)
+	}
+}
+
+// TestConcurrentClients has several clients observe and act at once (run
+// with -race): every answer is WebDriverAgent JSON, and the phone ends in
+// a consistent state.
+func TestConcurrentClients(t *testing.T) {
+	r := newRig(t)
+	s := r.session(map[string]any{"bundleId": "com.apex.notes"})
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				var rep reply
+				switch (g + i) % 4 {
+				case 0:
+					rep = r.do("GET", s+"/source", nil)
+				case 1:
+					rep = r.do("GET", "/screenshot", nil)
+				case 2:
+					rep = r.do("POST", s+"/elements", map[string]string{"using": "class chain", "value": "**/XCUIElementTypeCell"})
+				case 3:
+					rep = r.do("POST", s+"/wda/dragfromtoforduration", map[string]any{"fromX": 200, "fromY": 600, "toX": 200, "toY": 400 + float64(i), "duration": 0.1})
+				}
+				if rep.Status != http.StatusOK {
+					errs <- string(rep.raw)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if r.fg() != "com.apex.notes" {
+		t.Errorf("foreground %s", r.fg())
 	}
 }
