@@ -173,9 +173,16 @@ type Server struct {
 // New starts a server answering with h, closed when the test ends.
 func New(t testing.TB, h Handler) *Server {
 	t.Helper()
+	s := Start(h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server answering with h; the caller closes it. Use New
+// in tests; Start serves examples and programs.
+func Start(h Handler) *Server {
 	s := &Server{handler: h}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 
