@@ -134,6 +134,19 @@ func TestKeysAndApps(t *testing.T) {
 
 // TestRestartThenGone: a WebDriverAgent that restarts mid-run costs one new
 // session; one that dies surfaces device.ErrOffline within a bound.
+// TestBackWithoutNavigationBar swipes from the left edge.
+func TestBackWithoutNavigationBar(t *testing.T) {
+	s, d := openFake(t, wdatest.Options{NoNavigationBar: true}, nil)
+	must(t, d.PressKey(ctx(t), device.KeyBack))
+	body := s.LastBody("POST /session/{sid}/actions")
+	if !strings.Contains(body, `"x":1,"y":422`) || !strings.Contains(body, `"x":260,"y":422`) {
+		t.Fatalf("back without a navigation bar = %s; want a swipe from the left edge", body)
+	}
+	if strings.Contains(strings.Join(s.Calls(), " "), "/click") {
+		t.Error("back clicked something on a screen without a back button")
+	}
+}
+
 func TestRestartThenGone(t *testing.T) {
 	s, d := openFake(t, wdatest.Options{}, &ios.Options{Timeout: 3 * time.Second, Retries: 3, Backoff: 50 * time.Millisecond})
 	ctx := ctx(t)

@@ -92,7 +92,8 @@ var buttons = map[device.Key]string{
 
 // PressKey presses a key. iPhones have home (or its gesture), volume and
 // side buttons; return, delete, tab and space are typed. Back taps the
-// navigation bar's back button, as iOS has no back key; recents opens the
+// navigation bar's back button or swipes from the left edge, as iOS has
+// no back key; recents opens the
 // app switcher. The rest (arrows, menu, search, escape) fail with
 // device.ErrUnsupported.
 func (d *Driver) PressKey(ctx context.Context, k device.Key) error {
@@ -128,8 +129,9 @@ func (d *Driver) PressKey(ctx context.Context, k device.Key) error {
 	return fmt.Errorf("ios %s: %s: %w: iPhones have no %s key", d.id, op, device.ErrUnsupported, k)
 }
 
-// back taps the back button of the navigation bar: the leftmost button in
-// the bar's left third.
+// back taps the back button of the navigation bar (the leftmost button in
+// the bar's left third), or, on a screen without one, swipes right from
+// the left edge as a finger goes back on iOS.
 func (d *Driver) back(ctx context.Context) error {
 	var found bool
 	err := d.input(ctx, "press back", func(ctx context.Context) error {
@@ -158,10 +160,18 @@ func (d *Driver) back(ctx context.Context) error {
 		found = true
 		return bestEl.Click(ctx)
 	})
-	if err == nil && !found {
-		return fmt.Errorf("ios %s: press back: %w: iOS has no back key and this screen shows no navigation-bar back button; tap the app's own back control or swipe right from the left edge", d.id, device.ErrUnsupported)
+	if err != nil || found {
+		return err
 	}
-	return err
+	// No button: the edge swipe that pops a navigation stack.
+	return d.input(ctx, "press back", func(ctx context.Context) error {
+		size, err := d.c.WindowSize(ctx)
+		if err != nil {
+			return err
+		}
+		y := size.Height / 2
+		return d.c.Swipe(ctx, wda.Point{X: 1, Y: y}, wda.Point{X: size.Width * 2 / 3, Y: y}, 300*time.Millisecond)
+	})
 }
 
 // appSwitcher opens the app switcher as a finger does on iPhones without

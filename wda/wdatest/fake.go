@@ -30,6 +30,9 @@ type Options struct {
 	Legacy bool
 	// Apps are the installed bundle ids besides the home screen.
 	Apps []string
+	// NoNavigationBar leaves the navigation bar (and its Back button) out
+	// of the screen.
+	NoNavigationBar bool
 }
 
 // Server is a fake WebDriverAgent.
@@ -300,7 +303,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sid, path string,
 	case key == "POST /elements", key == "POST /element":
 		using, value := str(body, "using"), str(body, "value")
 		var found []any
-		if using == "accessibility id" && value == "counter" || using == "class chain" && strings.Contains(value, "NavigationBar") {
+		if using == "accessibility id" && value == "counter" || using == "class chain" && strings.Contains(value, "NavigationBar") && !s.opts.NoNavigationBar {
 			id := "2F000000-0000-0000-5B07-000000000000"
 			found = append(found, map[string]string{"ELEMENT": id, "element-6066-11e4-a52e-4f735466cecf": id})
 		}
@@ -346,17 +349,23 @@ func blankPNG(w, h int) string {
 
 // source is a small XCUITest page in points.
 func (s *Server) source() string {
+	nav := navigationBar
+	if s.opts.NoNavigationBar {
+		nav = ""
+	}
 	return fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
 <XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Fake" label="Fake" enabled="true" visible="true" accessible="false" x="0" y="0" width="%g" height="%g" index="0">
   <XCUIElementTypeWindow type="XCUIElementTypeWindow" enabled="true" visible="true" accessible="false" x="0" y="0" width="%g" height="%g" index="0">
-    <XCUIElementTypeNavigationBar type="XCUIElementTypeNavigationBar" name="Detail" enabled="true" visible="true" accessible="false" x="0" y="47" width="%g" height="44" index="0">
-      <XCUIElementTypeButton type="XCUIElementTypeButton" name="Back" label="Back" enabled="true" visible="true" accessible="true" x="8" y="47" width="60" height="44" index="0"/>
-    </XCUIElementTypeNavigationBar>
-    <XCUIElementTypeButton type="XCUIElementTypeButton" name="counter" label="Count: 0" enabled="true" visible="true" accessible="true" x="16.5" y="120" width="120" height="44" index="1"/>
+%s    <XCUIElementTypeButton type="XCUIElementTypeButton" name="counter" label="Count: 0" enabled="true" visible="true" accessible="true" x="16.5" y="120" width="120" height="44" index="1"/>
     <XCUIElementTypeTextField type="XCUIElementTypeTextField" name="note" value="%s" label="" enabled="true" visible="true" accessible="true" x="16" y="180" width="358" height="36" index="2"/>
   </XCUIElementTypeWindow>
-</XCUIElementTypeApplication>`, s.opts.Width, s.opts.Height, s.opts.Width, s.opts.Height, s.opts.Width, xmlEscape(s.typed))
+</XCUIElementTypeApplication>`, s.opts.Width, s.opts.Height, s.opts.Width, s.opts.Height, nav, xmlEscape(s.typed))
 }
+
+const navigationBar = `    <XCUIElementTypeNavigationBar type="XCUIElementTypeNavigationBar" name="Detail" enabled="true" visible="true" accessible="false" x="0" y="47" width="390" height="44" index="0">
+      <XCUIElementTypeButton type="XCUIElementTypeButton" name="Back" label="Back" enabled="true" visible="true" accessible="true" x="8" y="47" width="60" height="44" index="0"/>
+    </XCUIElementTypeNavigationBar>
+`
 
 func xmlEscape(v string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(v)
