@@ -387,11 +387,12 @@ func (c *Config) Endpoint(role string) (Endpoint, error) {
 		c = &Config{}
 	}
 	e := c.Model
+	moved := false // the role calls another service than the default
 	if o, ok := c.Roles[role]; ok {
 		if o.Provider != "" || o.BaseURL != "" {
 			// The default key is never sent to another service.
 			if hostOf(c.baseURL(o)) != hostOf(c.baseURL(c.Model)) {
-				e.APIKey = ""
+				e.APIKey, moved = "", true
 			}
 			e.Provider, e.BaseURL = o.Provider, o.BaseURL
 		}
@@ -433,6 +434,9 @@ func (c *Config) Endpoint(role string) (Endpoint, error) {
 	e.BaseURL = c.baseURL(e)
 	e.Provider = proto
 	if e.APIKey == "" && needsKey(e.BaseURL) {
+		if moved {
+			return e, fmt.Errorf("%w for role %s: %s at %s needs its own API key: set APEX_%s_MODEL_API_KEY (or api_key under model.roles.%s in apex.yaml)", ErrNotConfigured, role, e.Model, e.BaseURL, strings.ToUpper(role), role)
+		}
 		return e, fmt.Errorf("%w for role %s: %s at %s needs an API key: set APEX_MODEL_API_KEY (or model.api_key / api_key_env in apex.yaml)", ErrNotConfigured, role, e.Model, e.BaseURL)
 	}
 	return e, nil

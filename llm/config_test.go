@@ -199,6 +199,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	}{
 		{name: "nothing set", role: "planner", want: "set APEX_MODEL_NAME", is: ErrNotConfigured},
 		{name: "hosted without key", env: []string{"APEX_MODEL_NAME", "gpt-4o"}, role: "executor", want: "needs an API key: set APEX_MODEL_API_KEY", is: ErrNotConfigured},
+		{name: "role on another service without its key", yaml: "model:\n  roles:\n    planner: {provider: deepseek, model: deepseek-chat}\n", env: []string{"APEX_MODEL_NAME", "m", "APEX_MODEL_PROVIDER", "qwen", "APEX_MODEL_API_KEY", "sk-q"}, role: "planner", want: "set APEX_PLANNER_MODEL_API_KEY (or api_key under model.roles.planner", is: ErrNotConfigured},
 		{name: "misspelt key", yaml: "model:\n  nmae: gpt-4o\n", want: "field nmae not found"},
 		{name: "bad provider", yaml: "model:\n  provider: foo\n", want: `provider: "foo" is not one of`},
 		{name: "bad env provider", env: []string{"APEX_MODEL_PROVIDER", "bar"}, want: `APEX_MODEL_PROVIDER="bar" is not one of`},
