@@ -2,9 +2,12 @@ package android
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"log/slog"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -63,7 +66,7 @@ func (h *Host) Targets(ctx context.Context) ([]device.Target, error) {
 	devs, err := h.c.Devices(ctx)
 	if err != nil && h.opts.StartServer {
 		if serr := h.c.StartServer(ctx); serr != nil {
-			return nil, fmt.Errorf("listing adb devices: %w (starting a server: %v)", err, serr)
+			return nil, fmt.Errorf("listing adb devices: %w", h.startError(err, serr))
 		}
 		devs, err = h.c.Devices(ctx)
 	}
@@ -79,6 +82,22 @@ func (h *Host) Targets(ctx context.Context) ([]device.Target, error) {
 	}
 	wg.Wait()
 	return ts, nil
+}
+
+// startError explains a server that could not be started after cause (nil
+// when none was tried first). A missing adb binary is the usual reason on
+// a fresh machine, so it gets its own message.
+func (h *Host) startError(cause, serr error) error {
+	if errors.Is(serr, exec.ErrNotFound) || errors.Is(serr, fs.ErrNotExist) {
+		if h.opts.Log != nil {
+			h.opts.Log.Debug("starting the adb server", "addr", h.c.Addr(), "err", serr)
+		}
+		return fmt.Errorf("no adb server answers at %s and adb is not installed to start one: install it (Debian, Ubuntu: apt install adb) or point ADB_SERVER_SOCKET at a running server", h.c.Addr())
+	}
+	if cause == nil {
+		return serr
+	}
+	return fmt.Errorf("%w (starting a server: %v)", cause, serr)
 }
 
 // targets names the server's devices as this host's targets, each with
@@ -111,7 +130,7 @@ func (h *Host) Watch(ctx context.Context) iter.Seq2[[]device.Target, error] {
 		if h.opts.StartServer {
 			if err := h.c.StartServer(ctx); err != nil {
 				if ctx.Err() == nil {
-					yield(nil, fmt.Errorf("watching adb devices: %w", err))
+					yield(nil, fmt.Errorf("watching adb devices: %w", h.startError(nil, err)))
 				}
 				return
 			}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"net"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/adb/adbtest"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
@@ -221,5 +223,34 @@ func TestHostWatchStops(t *testing.T) {
 	}
 	if len(errs) != 0 {
 		t.Errorf("cancelling yielded an error: %v", <-errs)
+	}
+}
+
+// TestHostNoADB: with no server and no adb binary to start one, both
+// Targets and Watch say to install adb.
+func TestHostNoADB(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	c, err := adb.NewClient(&adb.Options{Addr: addr, ADBPath: filepath.Join(t.TempDir(), "adb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := android.NewHost(c, &android.HostOptions{StartServer: true})
+	want := "adb is not installed to start one: install it (Debian, Ubuntu: apt install adb)"
+	if _, err := h.Targets(ctx(t)); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), addr) {
+		t.Errorf("Targets err = %v; want one saying %q", err, want)
+	}
+	n := 0
+	for ts, err := range h.Watch(ctx(t)) {
+		if n++; err == nil || ts != nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Watch yielded %v, %v; want one error saying %q", ts, err, want)
+		}
+	}
+	if n != 1 {
+		t.Errorf("Watch yielded %d times; want once", n)
 	}
 }
