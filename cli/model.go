@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"os"
 	"sort"
 	"strings"
@@ -21,6 +26,7 @@ type ModelTestOptions struct {
 	Config  string   // apex.yaml path
 	Roles   []string // roles to test; empty means every role
 	Timeout time.Duration
+	Image   bool // also send a small PNG, to check the model reads images
 	Getenv  func(string) string
 }
 
@@ -76,6 +82,7 @@ MIDSCENE_MODEL_* and OPENAI_API_KEY / OPENAI_BASE_URL work too).`,
 	cmd.Flags().StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section to read (missing is fine)")
 	cmd.Flags().StringSliceVar(&opts.Roles, "role", nil, "test only these roles (repeatable; default: every role)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Second, "how long each endpoint may take to answer")
+	cmd.Flags().BoolVar(&opts.Image, "image", false, "send a small red PNG too and ask its colour (checks the model reads screenshots)")
 	return cmd
 }
 
@@ -115,7 +122,7 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 	results := make([]ModelTestResult, len(order))
 	var wg sync.WaitGroup
 	for i, key := range order {
-		wg.Go(func() { results[i] = pingEndpoint(ctx, cfg, groups[key]) })
+		wg.Go(func() { results[i] = pingEndpoint(ctx, cfg, groups[key], opts.Image) })
 	}
 	wg.Wait()
 	if err := printModelTest(env, results); err != nil {
@@ -172,18 +179,18 @@ func groupRoles(cfg *llm.Config, only []string) (map[string]*endpointGroup, []st
 	return groups, order, nil
 }
 
-func pingEndpoint(ctx context.Context, cfg *llm.Config, g *endpointGroup) ModelTestResult {
+func pingEndpoint(ctx context.Context, cfg *llm.Config, g *endpointGroup, withImage bool) ModelTestResult {
 	sort.Strings(g.roles)
 	r := ModelTestResult{Roles: g.roles, Provider: g.ep.Provider, Model: g.ep.Model, BaseURL: g.ep.BaseURL}
 	c, err := cfg.Client(g.roles[0])
 	if err == nil {
 		start := time.Now()
 		var resp *llm.Response
-		resp, err = c.Complete(ctx, &llm.Request{
-			Role:      g.roles[0],
-			MaxTokens: 16,
-			Messages:  []llm.Message{llm.System("This is a connectivity check. Reply with the single word pong."), llm.User("ping")},
-		})
+		msgs := []llm.Message{llm.System("This is a connectivity check. Reply with the single word pong."), llm.User("ping")}
+		if withImage {
+			msgs = []llm.Message{llm.System("This is a connectivity check. Answer with one word."), llm.User("What colour is this image?", redPNG())}
+		}
+		resp, err = c.Complete(ctx, &llm.Request{Role: g.roles[0], MaxTokens: 16, Messages: msgs})
 		r.LatencyMS = time.Since(start).Milliseconds()
 		if err == nil {
 			r.OK, r.Answer = true, strings.TrimSpace(resp.Text)
@@ -230,4 +237,13 @@ func quoteShort(s string) string {
 		s = string(r[:40]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// redPNG is a 32×32 red square, small enough for any vision endpoint.
+func redPNG() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	draw.Draw(img, img.Bounds(), &image.Uniform{color.RGBA{220, 20, 20, 255}}, image.Point{}, draw.Src)
+	var b bytes.Buffer
+	_ = png.Encode(&b, img) // cannot fail writing to memory
+	return b.Bytes()
 }

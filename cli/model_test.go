@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"image/png"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,7 +20,9 @@ func modelEnv(json bool) (*Env, *bytes.Buffer) {
 	return &Env{Out: &out, Err: &out, Log: slog.New(slog.DiscardHandler), JSON: json}, &out
 }
 
-func modelGetenv(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+func modelGetenv(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
 
 func TestModelTestNothingConfigured(t *testing.T) {
 	env, _ := modelEnv(false)
@@ -102,5 +105,28 @@ func TestModelTestCommand(t *testing.T) {
 	cmd.SetErr(&bytes.Buffer{})
 	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "nope.yaml") {
 		t.Fatalf("err = %v; want one naming the missing --config file", err)
+	}
+}
+
+func TestModelTestImage(t *testing.T) {
+	srv := llmtest.New(t, func(r *llmtest.Request) llmtest.Reply {
+		if r.Images() != 1 || !strings.Contains(r.LastUser(), "colour") {
+			return llmtest.Fail(400, "no image")
+		}
+		img, err := png.Decode(bytes.NewReader(r.Messages[len(r.Messages)-1].Images[0]))
+		if err != nil {
+			return llmtest.Fail(400, err.Error())
+		}
+		if red, _, _, _ := img.At(5, 5).RGBA(); red>>8 > 200 {
+			return llmtest.Text("Red")
+		}
+		return llmtest.Text("unsure")
+	})
+	env, out := modelEnv(false)
+	err := modelTestRun(context.Background(), env, &ModelTestOptions{Image: true, Getenv: modelGetenv(map[string]string{
+		"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "qwen-vl-max", "APEX_MODEL_API_KEY": llmtest.Key,
+	})})
+	if err != nil || !strings.Contains(out.String(), `ok: "Red"`) {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
