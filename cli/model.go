@@ -65,9 +65,13 @@ endpoint are tested once. Exits 1 if any endpoint fails.
 
 Models are configured in the model: section of apex.yaml or with
 APEX_MODEL_BASE_URL, APEX_MODEL_NAME and APEX_MODEL_API_KEY (Midscene's
-MIDSCENE_MODEL_* and OPENAI_API_KEY / OPENAI_BASE_URL work too).`,
+MIDSCENE_MODEL_* and OPENAI_API_KEY / OPENAI_BASE_URL work too); a role can
+have its own with APEX_<ROLE>_MODEL_NAME / _BASE_URL / _API_KEY or
+model.roles.<role> in apex.yaml. With --image the check also sends a small
+PNG, to see that the model reads screenshots.`,
 		Example: `  APEX_MODEL_NAME=qwen-vl-max APEX_MODEL_PROVIDER=qwen APEX_MODEL_API_KEY=sk-… apex model test
   apex model test --role planner --config ci/apex.yaml
+  apex model test --image
   apex --json model test`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
