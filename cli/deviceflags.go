@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/device"
@@ -16,12 +17,16 @@ type DeviceFlags struct {
 	ID   string   // --device: a device ID, serial, or any unambiguous part
 	Sim  bool     // --sim: start a simulated phone in this process
 	Apps []string // --app: extra app specs (YAML) to install on the simulated phone
+
+	// SimPlatform is the simulated phone's platform: "" or "android", or
+	// "ios" (--sim=ios, or a script's sim: {platform: ios}).
+	SimPlatform string
 }
 
 // Register adds --device, --sim and --app to cmd.
 func (f *DeviceFlags) Register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.ID, "device", "d", "", "device ID, serial or unique part of one (see apex devices); empty picks the only device")
-	cmd.Flags().BoolVar(&f.Sim, "sim", false, "drive a simulated phone started in this process (no adb needed)")
+	cmd.Flags().VarPF(simFlag{&f.Sim, &f.SimPlatform}, "sim", "", "drive a simulated phone started in this process (no adb needed); --sim=ios simulates an iPhone").NoOptDefVal = "true"
 	cmd.Flags().StringArrayVar(&f.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
 }
 
@@ -32,7 +37,11 @@ func deviceHosts(env *Env) ([]device.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, Log: env.Log, Driver: &android.Options{Log: env.Log}})}, nil
+	wh, err := wdaHost(env)
+	if err != nil {
+		return nil, err
+	}
+	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, Log: env.Log, Driver: &android.Options{Log: env.Log}}), wh}, nil
 }
 
 // openDevice opens the device f names. With --sim it starts a simulated
@@ -44,6 +53,9 @@ func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 	}
 	if len(f.Apps) > 0 {
 		return nil, device.Target{}, nil, fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
+	}
+	if url, ok := strings.CutPrefix(f.ID, wdaPrefix); ok {
+		return openWDA(ctx, env, url)
 	}
 	hosts, err := deviceHosts(env)
 	if err != nil {
@@ -59,6 +71,9 @@ func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 func openSim(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
 	if f.ID != "" {
 		return nil, device.Target{}, nil, fmt.Errorf("--device and --sim both given: use one")
+	}
+	if f.SimPlatform == "ios" {
+		return openSimIOS(ctx, env, f)
 	}
 	// The lab lives until release, not until ctx ends.
 	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, AppFiles: f.Apps, Log: env.Log})

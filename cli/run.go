@@ -191,7 +191,13 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 			flags.Sim = true
 		case "android", "ios":
 			flags.ID = j.script.Target.DeviceID
+			if j.script.Target.WDAURL != "" {
+				flags.ID = wdaPrefix + j.script.Target.WDAURL
+			}
 		}
+	}
+	if flags.Sim && flags.SimPlatform == "" && j.script.Target.Kind == "sim" {
+		flags.SimPlatform = j.script.Target.Platform
 	}
 	drv, target, release, err := opts.Open(ctx, env, &flags)
 	if err != nil {
