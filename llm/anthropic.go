@@ -28,14 +28,11 @@ var _ Client = (*Anthropic)(nil)
 // NewAnthropic returns a client for the Anthropic Messages API (or a
 // server that speaks it).
 func NewAnthropic(o Options) (*Anthropic, error) {
-	if o.BaseURL == "" {
-		o.BaseURL = AnthropicURL
-	}
-	t, err := newTransport("anthropic", o)
+	t, err := newTransport("anthropic", AnthropicURL, o)
 	if err != nil {
 		return nil, err
 	}
-	base := strings.TrimRight(o.BaseURL, "/")
+	base := strings.TrimRight(t.opts.BaseURL, "/")
 	url := base + "/v1/messages"
 	switch {
 	case strings.HasSuffix(base, "/messages"):

@@ -29,14 +29,11 @@ var _ Client = (*OpenAI)(nil)
 
 // NewOpenAI returns a client for an OpenAI-compatible endpoint.
 func NewOpenAI(o Options) (*OpenAI, error) {
-	if o.BaseURL == "" {
-		o.BaseURL = OpenAIURL
-	}
-	t, err := newTransport("openai", o)
+	t, err := newTransport("openai", OpenAIURL, o)
 	if err != nil {
 		return nil, err
 	}
-	c := &OpenAI{t: t, url: endpointURL(o.BaseURL, "/chat/completions")}
+	c := &OpenAI{t: t, url: endpointURL(t.opts.BaseURL, "/chat/completions")}
 	c.noTools.Store(o.NoTools)
 	c.noJSONMode.Store(o.NoJSONMode)
 	return c, nil

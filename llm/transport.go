@@ -76,7 +76,10 @@ type transport struct {
 	log      *slog.Logger
 }
 
-func newTransport(provider string, o Options) (*transport, error) {
+func newTransport(provider, defaultURL string, o Options) (*transport, error) {
+	if o.BaseURL == "" {
+		o.BaseURL = defaultURL
+	}
 	if o.Model == "" {
 		return nil, fmt.Errorf("%w: %s client needs a model name (APEX_MODEL_NAME or model.name in apex.yaml)", ErrNotConfigured, provider)
 	}
