@@ -10,9 +10,9 @@ import (
 )
 
 func TestScalePNG(t *testing.T) {
-	src := image.NewRGBA(image.Rect(0, 0, 300, 600))
-	for y := range 600 {
-		for x := range 300 {
+	src := image.NewRGBA(image.Rect(0, 0, 150, 300))
+	for y := range 300 {
+		for x := range 150 {
 			src.Set(x, y, color.RGBA{uint8(x), uint8(y), 0, 255})
 		}
 	}
@@ -24,11 +24,11 @@ func TestScalePNG(t *testing.T) {
 		max, w, h int
 		caption   string
 	}{
-		{0, 300, 600, "300x600"}, // under the default: sent as is
-		{200, 100, 200, "100x200 scaled from 300x600: multiply image coordinates by 3"},
-		{599, 299, 599, "scaled from 300x600"},
-		{600, 300, 600, "300x600"},
-		{4000, 300, 600, "300x600"}, // never scaled up
+		{0, 150, 300, "150x300"}, // under the default: sent as is
+		{100, 50, 100, "50x100 scaled from 150x300: multiply image coordinates by 3"},
+		{299, 149, 299, "scaled from 150x300"},
+		{300, 150, 300, "150x300"},
+		{4000, 150, 300, "150x300"}, // never scaled up
 	} {
 		s, err := scalePNG(buf.Bytes(), tc.max)
 		if err != nil {

@@ -188,6 +188,7 @@ func startApex(t *testing.T, re string, args ...string) string {
 // MCP host starts one), both driving one phone of `apex sim` over adbd; the
 // lease holds across them.
 func TestNodeClientStdio(t *testing.T) {
+	t.Parallel() // mostly waiting on other processes
 	nodeClient(t)
 	addr := startApex(t, `^android-1\tadb\t(\S+)`, "sim", "--port-base", "0")
 	s := runClient(t, []string{"TMPDIR=" + t.TempDir()}, "stdio", buildApex(t), "mcp", "--adb=false", "--connect", addr)
@@ -197,6 +198,7 @@ func TestNodeClientStdio(t *testing.T) {
 // TestNodeClientHTTP: one `apex mcp --sim --http` process, two HTTP
 // sessions with a bearer token.
 func TestNodeClientHTTP(t *testing.T) {
+	t.Parallel()
 	nodeClient(t)
 	url := startApex(t, `on (http://\S+)`, "mcp", "--sim", "--adb=false", "--http", "127.0.0.1:0", "--token", "s3cret")
 	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
