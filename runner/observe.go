@@ -19,6 +19,7 @@ type screen struct {
 	// tree is the Scene of the UI tree alone when scene has OCR fused in
 	// (see perceive in ocr.go).
 	tree      *scene.Scene
+	ui        *scene.Tree // the parsed source, for the checks that need nodes
 	perceived bool
 }
 
@@ -28,11 +29,12 @@ func (r *run) observe(ctx context.Context) (*screen, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the UI source: %w", err)
 	}
-	sc, err := scene.FromSource(src.Data, r.opts.SceneOptions)
+	t, err := scene.Parse(src.Data)
 	if err != nil {
 		return nil, fmt.Errorf("parse the UI source (%s, %d bytes): %w", src.Format, len(src.Data), err)
 	}
-	return &screen{scene: sc, fp: sc.Fingerprint()}, nil
+	sc := scene.Build(t, r.opts.SceneOptions)
+	return &screen{scene: sc, fp: sc.Fingerprint(), ui: t}, nil
 }
 
 // settle observes until two consecutive observations have the same

@@ -91,14 +91,14 @@ func (r *run) perceive(ctx context.Context, s *screen) error {
 	}
 	always := r.opts.OCRMode == OCRAlways
 	doubt := always || s.tree.Empty || s.fp == p.staleFP || prev != nil && prev.fp == s.fp ||
-		len(scene.Uncovered(s.tree)) > 0
+		len(scene.Screen{Scene: s.tree, Tree: s.ui}.Suspects()) > 0
 	if !doubt {
 		return nil
 	}
 	if err := r.shoot(ctx, s); err != nil {
 		return err
 	}
-	cur := scene.Screen{Scene: s.tree, Image: decode(s.png)}
+	cur := scene.Screen{Scene: s.tree, Tree: s.ui, Image: decode(s.png)}
 	var before *scene.Screen
 	if prev != nil && prev.fp == s.fp {
 		before = &scene.Screen{Scene: prev.tree, Image: decode(prev.png)}

@@ -219,11 +219,10 @@ func editDistance(a, b []rune) int {
 
 // overlap is how much of a lies inside b, 0..1.
 func overlap(a, b Rect) float64 {
-	in := Rect{max(a.X0, b.X0), max(a.Y0, b.Y0), min(a.X1, b.X1), min(a.Y1, b.Y1)}
-	if in.Empty() || a.Empty() {
+	if a.Empty() {
 		return 0
 	}
-	return float64(in.area()) / float64(a.area())
+	return float64(intersect(a, b).area()) / float64(a.area())
 }
 
 // onSystemBar reports whether the box's centre lies in the band of a

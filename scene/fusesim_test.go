@@ -69,6 +69,7 @@ func arcade(t testing.TB) *sim.Phone {
 // screenshot and the decoded image.
 type shot struct {
 	scene *scene.Scene
+	tree  *scene.Tree
 	png   []byte
 	img   image.Image
 }
@@ -79,10 +80,11 @@ func observe(t testing.TB, p *sim.Phone) shot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scene.FromSource(dump, nil)
+	tree, err := scene.Parse(dump)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := scene.Build(tree, nil)
 	data, err := p.Screenshot()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +93,7 @@ func observe(t testing.TB, p *sim.Phone) shot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shot{scene: s, png: data, img: img}
+	return shot{scene: s, tree: tree, png: data, img: img}
 }
 
 // tapText taps the tree element showing text.
@@ -209,11 +211,21 @@ func TestFuseConfirmsTree(t *testing.T) {
 func TestAssessArcade(t *testing.T) {
 	p := arcade(t)
 	home := observe(t, p)
+	if b := scene.Blind(home.tree); len(b) != 0 {
+		t.Errorf("home screen has blind nodes %v", b)
+	}
+	// Without the tree the Scene's blank space is a (coarser) suspect.
 	if d := scene.Assess(nil, scene.Screen{Scene: home.scene, Image: home.img}); d.Any() {
+		t.Errorf("home screen judged by its Scene alone distrusted (%v)", d)
+	}
+	if d := scene.Assess(nil, scene.Screen{Scene: home.scene, Tree: home.tree, Image: home.img}); d.Any() {
 		t.Errorf("home screen distrusted (%v): its tree has all its text", d)
 	}
 	board := navigate(t, p, "Play")
-	d := scene.Assess(&scene.Screen{Scene: home.scene, Image: home.img}, scene.Screen{Scene: board.scene, Image: board.img})
+	if b := scene.Blind(board.tree); len(b) != 1 || b[0].Y1-b[0].Y0 < 1500 {
+		t.Errorf("board's blind nodes %v, want its canvas", b)
+	}
+	d := scene.Assess(&scene.Screen{Scene: home.scene, Tree: home.tree, Image: home.img}, scene.Screen{Scene: board.scene, Tree: board.tree, Image: board.img})
 	if !slices.Equal(d.Reasons, []string{scene.ReasonTextInPixels}) || len(d.Regions) == 0 {
 		t.Errorf("board: %v regions %v, want text in pixels", d, d.Regions)
 	}
@@ -222,7 +234,7 @@ func TestAssessArcade(t *testing.T) {
 	p.SetStaleTree(true)
 	tapText(t, p, home.scene, "Play")
 	stale := observe(t, p)
-	d = scene.Assess(&scene.Screen{Scene: home.scene, Image: home.img}, scene.Screen{Scene: stale.scene, Image: stale.img})
+	d = scene.Assess(&scene.Screen{Scene: home.scene, Tree: home.tree, Image: home.img}, scene.Screen{Scene: stale.scene, Tree: stale.tree, Image: stale.img})
 	if !d.Stale() || !d.WholeScreen() {
 		t.Errorf("stale tree after navigation assessed as %v", d)
 	}
@@ -243,7 +255,7 @@ func TestAssessArcade(t *testing.T) {
 func BenchmarkAssessSoundTree(b *testing.B) {
 	home := observe(b, arcade(b))
 	for b.Loop() {
-		if d := scene.Assess(nil, scene.Screen{Scene: home.scene, Image: home.img}); d.Any() {
+		if d := scene.Assess(nil, scene.Screen{Scene: home.scene, Tree: home.tree, Image: home.img}); d.Any() {
 			b.Fatalf("distrusted: %v", d)
 		}
 	}
@@ -255,7 +267,7 @@ func BenchmarkAssessCanvas(b *testing.B) {
 	p := arcade(b)
 	board := navigate(b, p, "Play")
 	for b.Loop() {
-		if d := scene.Assess(nil, scene.Screen{Scene: board.scene, Image: board.img}); !d.Any() {
+		if d := scene.Assess(nil, scene.Screen{Scene: board.scene, Tree: board.tree, Image: board.img}); !d.Any() {
 			b.Fatal("board trusted")
 		}
 	}
@@ -269,9 +281,9 @@ func BenchmarkAssessStale(b *testing.B) {
 	p.SetStaleTree(true)
 	tapText(b, p, home.scene, "Play")
 	stale := observe(b, p)
-	prev := &scene.Screen{Scene: home.scene, Image: home.img}
+	prev := &scene.Screen{Scene: home.scene, Tree: home.tree, Image: home.img}
 	for b.Loop() {
-		if d := scene.Assess(prev, scene.Screen{Scene: stale.scene, Image: stale.img}); !d.Stale() {
+		if d := scene.Assess(prev, scene.Screen{Scene: stale.scene, Tree: stale.tree, Image: stale.img}); !d.Stale() {
 			b.Fatal("not stale")
 		}
 	}
@@ -287,5 +299,17 @@ func BenchmarkFuse(b *testing.B) {
 	}
 	for b.Loop() {
 		scene.Fuse(board.scene, res, nil)
+	}
+}
+
+// BenchmarkAssessSoundScene judges the Arcade home from its Scene alone
+// (no tree): its blank space is an uncovered region whose pixels are
+// scanned.
+func BenchmarkAssessSoundScene(b *testing.B) {
+	home := observe(b, arcade(b))
+	for b.Loop() {
+		if d := scene.Assess(nil, scene.Screen{Scene: home.scene, Image: home.img}); d.Any() {
+			b.Fatalf("distrusted: %v", d)
+		}
 	}
 }

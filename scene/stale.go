@@ -48,19 +48,61 @@ func (d Distrust) String() string {
 	return strings.Join(d.Reasons, ", ")
 }
 
-// Screen is one observation for Assess: the Scene built from the tree and
-// the screenshot taken with it (nil when none was taken).
+// Screen is one observation for Assess: the Scene built from the tree,
+// the tree itself when the caller kept it (nil: the Scene stands in for
+// it) and the screenshot taken with it (nil when none was taken).
 type Screen struct {
 	Scene *Scene
+	Tree  *Tree
 	Image image.Image
+}
+
+// Suspects returns the regions whose text the tree may not give: with a
+// tree, its blind nodes (see Blind); without, the Scene's uncovered
+// regions (see Uncovered), a coarser guess that also flags blank space.
+func (sc Screen) Suspects() []Rect {
+	if sc.Tree != nil {
+		return Blind(sc.Tree)
+	}
+	return Uncovered(sc.Scene)
+}
+
+// Blind returns the large nodes that show something the tree does not
+// describe: leaves (no child with bounds) of at least a tenth of the
+// screen, without text or description — a canvas, a WebView, a
+// SurfaceView, a FlutterView, a big image. Blank space inside a layout
+// that has children is not blind: the children say what is there. Only
+// the tree is read.
+func Blind(t *Tree) []Rect {
+	if t == nil || t.Root == nil || t.Width <= 0 || t.Height <= 0 {
+		return nil
+	}
+	screen := Rect{0, 0, t.Width, t.Height}
+	var out []Rect
+	t.Root.Walk(func(n *Node) bool {
+		if !n.HasBounds() {
+			return true
+		}
+		for _, c := range n.Children {
+			if c.HasBounds() {
+				return true
+			}
+		}
+		b := intersect(n.Bounds, screen)
+		if n.Text == "" && n.Desc == "" && b.area()*10 >= screen.area() && !strings.Contains(n.Package, "systemui") {
+			out = append(out, b)
+		}
+		return true
+	})
+	return out
 }
 
 // Assess decides whether cur's tree can be trusted. prev is the screen an
 // action was performed on (nil when cur follows no action). The cost is
 // in pixels, never OCR: the tree is read first, and pixels only where the
-// tree leaves doubt (an unchanged fingerprint after an action, a large
-// region without text nodes); cur.Image may be nil, which skips the pixel
-// checks that need it.
+// tree leaves doubt (an unchanged fingerprint after an action, suspect
+// regions: see Screen.Suspects); cur.Image may be nil, which skips the
+// pixel checks that need it.
 func Assess(prev *Screen, cur Screen) Distrust {
 	var d Distrust
 	s := cur.Scene
@@ -73,7 +115,7 @@ func Assess(prev *Screen, cur Screen) Distrust {
 		d.Reasons = append(d.Reasons, ReasonStale)
 	}
 	if cur.Image != nil && !d.WholeScreen() {
-		for _, r := range Uncovered(s) {
+		for _, r := range cur.Suspects() {
 			if TextLike(cur.Image, toPixels(r, s, cur.Image.Bounds())) {
 				d.Regions = append(d.Regions, r)
 			}
