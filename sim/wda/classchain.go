@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/apexagent/apex/sim"
 )
@@ -30,16 +29,10 @@ type chainFilter struct {
 	deep  bool // $predicate$: a descendant must match
 }
 
-// maxChainLen bounds what is parsed.
-const maxChainLen = 8 << 10
-
 // ParseClassChain parses a class chain query.
 func ParseClassChain(src string) (*ClassChain, error) {
-	if len(src) > maxChainLen {
-		return nil, fmt.Errorf("class chain of %d bytes is too long (max %d)", len(src), maxChainLen)
-	}
-	if !utf8.ValidString(src) {
-		return nil, fmt.Errorf("class chain is not valid UTF-8")
+	if err := checkQuery("class chain", src); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(src) == "" {
 		return nil, fmt.Errorf("class chain is empty")

@@ -156,8 +156,14 @@ func (s *Server) search(q *request) ([]found, string, string, error) {
 			return nil, using, value, errInvalidSelector("%v", err)
 		}
 		out = chain.find(root)
+	case "xpath":
+		x, err := ParseXPath(value)
+		if err != nil {
+			return nil, using, value, errInvalidSelector("%v", err)
+		}
+		out = x.find(root)
 	default:
-		return nil, using, value, errInvalidArgument("locator strategy %q is not supported: use accessibility id, predicate string, class chain, class name or name", using)
+		return nil, using, value, errInvalidArgument("locator strategy %q is not supported: use accessibility id, predicate string, class chain, class name, name or xpath", using)
 	}
 	return out, using, value, nil
 }

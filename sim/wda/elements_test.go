@@ -44,6 +44,9 @@ func TestFindStrategies(t *testing.T) {
 		{"class chain", "**/Table/Cell[1]", 1},
 		{"class chain", "**/XCUIElementTypeCell[9]", 0},
 		{"-ios class chain", "**/XCUIElementTypeCell", 6},
+		{"xpath", "//XCUIElementTypeCell", 6},
+		{"xpath", `//XCUIElementTypeCell/XCUIElementTypeStaticText[@label="Display"]`, 1},
+		{"xpath", "/XCUIElementTypeApplication/XCUIElementTypeWindow//XCUIElementTypeTable/XCUIElementTypeCell[last()]", 1},
 		{"-ios predicate string", "label == 'Display'", 1},
 	}
 	for _, c := range cases {

@@ -210,3 +210,62 @@ func sanitizePath(p string) string {
 	}
 	return b.String()
 }
+
+func TestXPathSemantics(t *testing.T) {
+	root := found{e: fuzzTree()}
+	cases := []struct {
+		xpath string
+		want  []string
+	}{
+		{"/XCUIElementTypeApplication", []string{"App"}},
+		{"/XCUIElementTypeApplication/XCUIElementTypeWindow/XCUIElementTypeButton", []string{"Go"}},
+		{"//XCUIElementTypeStaticText", []string{"Wi-Fi", "Bluetooth", "Café", "通知"}},
+		// Positions count per parent: every cell's first text.
+		{"//XCUIElementTypeStaticText[1]", []string{"Wi-Fi", "Bluetooth", "Café", "通知"}},
+		{"//XCUIElementTypeCell[2]/*", []string{"Bluetooth"}},
+		{"//XCUIElementTypeCell[last()]/XCUIElementTypeStaticText", []string{"通知"}},
+		{`//*[@label="Café"]`, []string{"Café"}},
+		{"//*[@name='go' or @label='Wi-Fi']", []string{"Wi-Fi", "Go"}},
+		{"//XCUIElementTypeStaticText[contains(@label, 'tooth') and @enabled='true']", []string{"Bluetooth"}},
+		{"//XCUIElementTypeStaticText[starts-with(@value, 'W')]", []string{"Wi-Fi"}},
+		{"//XCUIElementTypeCell[not(@index='0')][1]", []string{"XCUIElementTypeCell"}},
+		{"//XCUIElementTypeButton[@placeholderValue]", nil},
+		{"//XCUIElementTypeTable[@y='100' and @height!='0']", []string{"XCUIElementTypeTable"}},
+		{"//XCUIElementTypeSwitch", nil},
+	}
+	for _, c := range cases {
+		x, err := ParseXPath(c.xpath)
+		if err != nil {
+			t.Errorf("%s: %v", c.xpath, err)
+			continue
+		}
+		var got []string
+		for _, f := range x.find(root) {
+			got = append(got, pickLabel(f.e))
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: %q; want %q", c.xpath, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "Button", "//", "//Button[", "//Button[0]", "//Button[@]", `//Button[@name="x]`,
+		"//Button[contains(name, 'x')]", "//Button[foo()]", "//Button[not @x]", "/a/b//", strings.Repeat("//*[(", 40)} {
+		if _, err := ParseXPath(bad); err == nil {
+			t.Errorf("ParseXPath(%q) = nil error", bad)
+		}
+	}
+}
+
+func FuzzXPath(f *testing.F) {
+	for _, s := range []string{"//XCUIElementTypeCell[2]/*", `//*[@label="x" or contains(@name, 'y')]`, "/XCUIElementTypeApplication//*[last()]",
+		"//*[not(@value) and (@enabled='true')]"} {
+		f.Add(s)
+	}
+	root := found{e: fuzzTree()}
+	f.Fuzz(func(t *testing.T, src string) {
+		x, err := ParseXPath(src)
+		if err != nil {
+			return
+		}
+		x.find(root)
+	})
+}

@@ -54,16 +54,24 @@ type literal struct {
 	isNum bool
 }
 
-// maxPredicateLen bounds what is parsed; real locators are short.
-const maxPredicateLen = 8 << 10
+// maxQueryLen bounds the locators parsed; real ones are short.
+const maxQueryLen = 8 << 10
+
+// checkQuery refuses locator text too long or not UTF-8.
+func checkQuery(kind, src string) error {
+	if len(src) > maxQueryLen {
+		return fmt.Errorf("%s of %d bytes is too long (max %d)", kind, len(src), maxQueryLen)
+	}
+	if !utf8.ValidString(src) {
+		return fmt.Errorf("%s is not valid UTF-8", kind)
+	}
+	return nil
+}
 
 // ParsePredicate parses an NSPredicate format string.
 func ParsePredicate(src string) (*Predicate, error) {
-	if len(src) > maxPredicateLen {
-		return nil, fmt.Errorf("predicate of %d bytes is too long (max %d)", len(src), maxPredicateLen)
-	}
-	if !utf8.ValidString(src) {
-		return nil, fmt.Errorf("predicate is not valid UTF-8")
+	if err := checkQuery("predicate", src); err != nil {
+		return nil, err
 	}
 	p := &predParser{src: src}
 	n, err := p.or(0)

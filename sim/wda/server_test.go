@@ -283,6 +283,7 @@ func TestMalformedRequests(t *testing.T) {
 		{"find bad strategy", "POST", s + "/element", map[string]any{"using": "css selector", "value": "x"}, 400, "invalid argument", "not supported"},
 		{"find bad predicate", "POST", s + "/elements", map[string]any{"using": "predicate string", "value": "name =="}, 400, "invalid selector", "invalid predicate"},
 		{"find bad chain", "POST", s + "/elements", map[string]any{"using": "class chain", "value": "**/XCUIElementTypeCell[0]"}, 400, "invalid selector", "index"},
+		{"find bad xpath", "POST", s + "/elements", map[string]any{"using": "xpath", "value": "//Cell["}, 400, "invalid selector", "invalid xpath"},
 		{"no element", "POST", s + "/element", map[string]any{"using": "accessibility id", "value": "nothing"}, 404, "no such element", "unable to find an element using 'accessibility id', value 'nothing'"},
 		{"unknown element id", "GET", s + "/element/ABC/rect", nil, 404, "no such element", "ABC"},
 		{"press unknown button", "POST", "/wda/pressButton", map[string]any{"name": "power"}, 400, "invalid argument", "home, volumeUp, volumeDown"},
