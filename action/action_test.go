@@ -238,7 +238,7 @@ func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 		name  string
 	}{
 		{action.Common(), "Back"},
-		{action.ForPlatform(device.IOS), "Back"},
+		{action.ForPlatform(device.IOS), "RecentApps"},
 		{action.ForPlatform(device.IOS), "PullGesture"},
 		{action.ForPlatform(device.Android), "AppSwitcher"},
 		{action.ForPlatform(device.Android), "Fly"},
@@ -259,7 +259,7 @@ func TestSpaces(t *testing.T) {
 	}{
 		{"", common},
 		{device.Android, append(append([]string{}, common...), "Back", "Home", "RecentApps", "PullGesture")},
-		{device.IOS, append(append([]string{}, common...), "Home", "AppSwitcher")},
+		{device.IOS, append(append([]string{}, common...), "Back", "Home", "AppSwitcher")},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.p), func(t *testing.T) {

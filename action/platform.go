@@ -24,7 +24,7 @@ func pressKey(name, description string, k device.Key) *Action {
 // The platform actions. Their aliases are Midscene's names, so scripts
 // written for it find them.
 var (
-	Back       = pressKey("Back", "Press the Android back button: go back one screen, or close a dialog or the keyboard.", device.KeyBack).WithAliases("AndroidBackButton")
+	Back       = pressKey("Back", "Go back one screen, or close a dialog or the keyboard (Android's back button; on iOS the navigation bar's back button or a swipe from the left edge).", device.KeyBack).WithAliases("AndroidBackButton")
 	Home       = pressKey("Home", "Go to the home screen.", device.KeyHome).WithAliases("AndroidHomeButton", "IOSHomeButton")
 	RecentApps = pressKey("RecentApps", "Open the Android recent apps (overview) screen.", device.KeyRecents).WithAliases("AndroidRecentAppsButton")
 	// AppSwitcher is iOS's RecentApps.

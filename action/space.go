@@ -22,7 +22,7 @@ type Space struct {
 var (
 	common  = newSpace("any", Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep)
 	android = newSpace("android").with(common.actions...).with(Back, Home, RecentApps, PullGesture)
-	ios     = newSpace("ios").with(common.actions...).with(Home, AppSwitcher)
+	ios     = newSpace("ios").with(common.actions...).with(Back, Home, AppSwitcher)
 )
 
 // Common returns the actions every platform has: Tap, DoubleTap, LongPress,
@@ -31,7 +31,7 @@ var (
 func Common() *Space { return common }
 
 // ForPlatform returns the actions of a platform: Common plus, on Android,
-// Back, Home, RecentApps and PullGesture, and on iOS, Home and AppSwitcher.
+// Back, Home, RecentApps and PullGesture, and on iOS, Back, Home and AppSwitcher.
 // An unknown platform gets Common.
 func ForPlatform(p device.Platform) *Space {
 	switch p {

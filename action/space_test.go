@@ -219,10 +219,10 @@ func TestDescribe(t *testing.T) {
 
 func TestSpaceFindAndRun(t *testing.T) {
 	ios := action.ForPlatform(device.IOS)
-	_, err := ios.Find("Back")
-	want := `unknown action "Back" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Home, AppSwitcher`
+	_, err := ios.Find("RecentApps")
+	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher`
 	if !errors.Is(err, action.ErrUnknownAction) || err.Error() != want {
-		t.Errorf("Find(Back) on iOS = %v; want %s", err, want)
+		t.Errorf("Find(RecentApps) on iOS = %v; want %s", err, want)
 	}
 	d := actiontest.NewDriver()
 	if err := ios.Run(context.Background(), &action.Env{Driver: d}, "launch", json.RawMessage(`{"app":"com.apple.Preferences"}`)); err != nil {

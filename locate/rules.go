@@ -118,8 +118,18 @@ func structuredRules(q *query) []rule {
 	rules := make([]rule, 0, 3)
 	for level := range 3 {
 		rules = append(rules, rule{names[level], func(e scene.Element) bool {
-			return id(e, level) && field(q.text2, e.Text, level) && field(q.desc, e.Desc, level)
+			return id(e, level) && field(q.text2, e.Text, level) && field(q.desc, descOf(e), level)
 		}})
 	}
 	return rules
+}
+
+// descOf is what a desc locator matches: the content description, or on
+// iOS, where the accessibility label plays its part and the scene keeps
+// it as the element's text, the label.
+func descOf(e scene.Element) string {
+	if e.Desc == "" && strings.HasPrefix(e.Class, "XCUIElementType") {
+		return e.Text
+	}
+	return e.Desc
 }
