@@ -85,6 +85,7 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdScreenshot(env),
 		newCmdSource(env),
 		newCmdDo(env),
+		newCmdMCP(env),
 	)
 	return root
 }
