@@ -1,7 +1,8 @@
-// Package llmtest runs a scripted OpenAI-compatible model server for tests:
-// a Go func reads each chat-completions request (the prompt, the tools,
-// the images) and decides the answer, so a test can script a model that
-// reads the Scene text in the prompt and picks an action.
+// Package llmtest runs a scripted model server for tests, speaking both
+// OpenAI's chat completions and Anthropic's Messages API: a Go func reads
+// each request (the prompt, the tools, the images) and decides the answer,
+// so a test can script a model that reads the Scene text in the prompt and
+// picks an action. Server.Config points every role of an llm.Config at it.
 package llmtest
 
 import (
