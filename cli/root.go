@@ -86,6 +86,8 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdSource(env),
 		newCmdDo(env),
 		newCmdMCP(env),
+		newCmdAct(env),
+		newCmdModel(env),
 	)
 	return root
 }
