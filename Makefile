@@ -28,10 +28,11 @@ deps-apt:
 # The real third-party clients the tests drive (mobile-mcp, the MCP SDK), pinned in test/npm.
 # `npm install` from the lock file, not `npm ci`: mobile-mcp's mobilecli names optional
 # per-platform packages with no version, which `npm ci` rejects as a lock mismatch.
+# Reinstalls whenever the lock file differs from the one last installed.
 deps-npm:
-	@if [ -f test/npm/package.json ] && [ ! -d test/npm/node_modules ]; then \
+	@if [ -f test/npm/package.json ] && ! cmp -s test/npm/package-lock.json test/npm/node_modules/.installed-lock.json; then \
 		echo "installing npm packages for tests"; \
-		(cd test/npm && npm install --no-save --no-audit --no-fund --loglevel=error); fi
+		(cd test/npm && npm install --no-save --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json); fi
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
