@@ -210,4 +210,22 @@ tasks:
 	if n := e.calls.Load(); n != 0 {
 		t.Errorf("a screen whose tree holds all its text cost %d recognitions, want 0", n)
 	}
+	// Asked for, OCR reads every settled screen and confirms the tree.
+	opts.OCRMode = OCRAlways
+	res, err = Run(context.Background(), d, load(t, src), opts)
+	if err != nil || res.Status != store.StatusPassed {
+		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
+	}
+	if n := e.calls.Load(); n == 0 {
+		t.Error("OCRAlways ran no recognition")
+	}
+	sc := stepScenes(t, st, res.Run.ID)["assert: exists Word wall"]
+	if sc == nil {
+		t.Fatal("no Scene recorded for the last assert")
+	}
+	for _, el := range sc.Elements {
+		if el.Text == "Word wall" && el.Source != scene.SourceBoth {
+			t.Errorf("Word wall source %q, want both", el.Source)
+		}
+	}
 }
