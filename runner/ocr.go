@@ -142,6 +142,11 @@ func (r *run) fuse(ctx context.Context, s *screen, d scene.Distrust) error {
 		if err != nil {
 			return err
 		}
+		if d.Stale() && scene.Agreement(s.tree, res) >= scene.AgreesAt {
+			// The tree the run took for stale shows this screen after all
+			// (the app came back to it): trust it again.
+			r.percept.staleFP = ""
+		}
 		s.scene = scene.Fuse(s.tree, res, opts)
 		return nil
 	}

@@ -23,8 +23,10 @@ type FuseOptions struct {
 	// 0 means 0.5.
 	MinConfidence float64
 	// DropUnconfirmed removes tree elements OCR did not see (other than
-	// system-bar elements and elements without text): for a stale tree,
-	// whose elements describe a screen that is gone.
+	// system-bar elements and elements without text or description): for
+	// a stale tree, whose elements describe a screen that is gone. When OCR
+	// confirms most of the tree's text (see Agreement) the tree matches
+	// the screen after all and nothing is removed.
 	DropUnconfirmed bool
 }
 
@@ -87,9 +89,10 @@ func Fuse(s *Scene, res *ocr.Result, opts *FuseOptions) *Scene {
 	}
 	kept := make([]*cand, 0, len(out.Elements)+len(added))
 	hidden := 0
+	drop := opts.DropUnconfirmed && agreement(out.Elements, confirmed) < AgreesAt
 	for i := range out.Elements {
 		e := out.Elements[i]
-		if opts.DropUnconfirmed && !confirmed[i] && !e.System && (e.Text != "" || e.Desc != "") {
+		if drop && !confirmed[i] && !e.System && (e.Text != "" || e.Desc != "") {
 			hidden++
 			continue
 		}
@@ -120,6 +123,44 @@ func Fuse(s *Scene, res *ocr.Result, opts *FuseOptions) *Scene {
 	}
 	out.Stats.ElementsOut = len(out.Elements)
 	return &out
+}
+
+// AgreesAt is the share of a tree's text that OCR must confirm for the
+// tree to count as describing the screen.
+const AgreesAt = 0.8
+
+// Agreement is the share (0..1) of s's text elements (system bars aside)
+// that res confirms where the tree puts them; 1 when the tree has no
+// text. A stale tree agrees little with the screen it is stale for.
+func Agreement(s *Scene, res *ocr.Result) float64 {
+	f := Fuse(s, res, nil)
+	confirmed := make([]bool, len(f.Elements))
+	var els []Element
+	for _, e := range f.Elements {
+		if e.Source == SourceOCR {
+			continue
+		}
+		confirmed[len(els)] = e.Source == SourceBoth
+		els = append(els, e)
+	}
+	return agreement(els, confirmed)
+}
+
+func agreement(els []Element, confirmed []bool) float64 {
+	texts, seen := 0, 0
+	for i, e := range els {
+		if e.System || e.Text == "" {
+			continue
+		}
+		texts++
+		if confirmed[i] {
+			seen++
+		}
+	}
+	if texts == 0 {
+		return 1
+	}
+	return float64(seen) / float64(texts)
 }
 
 func fuseTier(e *Element) int {

@@ -213,3 +213,20 @@ func TestUncoveredAndTextLike(t *testing.T) {
 		t.Error("stroke-like pixels do not look like text")
 	}
 }
+
+func TestStaleTreeThatAgreesIsKept(t *testing.T) {
+	s := fuseFixture()
+	s.Elements = append(s.Elements[:1], s.Elements[2:]...) // no Old title: OCR sees all the text
+	s.Elements = append(s.Elements, Element{Type: "button", Desc: "Back", Bounds: Rect{0, 2300, 200, 2400}, Flags: Flags{Clickable: true}, Source: SourceTree, Confidence: 1})
+	res := fuseResult()
+	if a := Agreement(s, res); a < AgreesAt {
+		t.Fatalf("agreement %v, want at least %v", a, AgreesAt)
+	}
+	got := Fuse(s, res, &FuseOptions{DropUnconfirmed: true})
+	if strings.Contains(got.Dropped, "hidden") {
+		t.Errorf("a tree OCR agrees with lost elements: %s", got.Dropped)
+	}
+	if a := Agreement(fuseFixture(), res); a >= AgreesAt {
+		t.Errorf("a tree with unseen text agrees %v", a)
+	}
+}
