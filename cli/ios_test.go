@@ -15,31 +15,31 @@ import (
 	"github.com/apexagent/apex/sim/lab"
 )
 
-// TestRunExamplesOnSimIOS runs an example on a simulated iPhone driven
-// through its WebDriverAgent face (--sim=ios). Only login.yaml passes on
-// iOS so far: the others name icons by {desc: …}, which locate matches
-// against content descriptions only, while on iOS the accessibility label
-// lands in Text; and settings-toggle uses back, which the iOS action space
-// leaves out.
+// TestRunExamplesOnSimIOS: every example passes on a simulated iPhone too,
+// driven over WebDriverAgent, with the same scripts as on Android.
 func TestRunExamplesOnSimIOS(t *testing.T) {
 	dir := t.TempDir()
 	summary := filepath.Join(dir, "summary.json")
-	out, errOut, err := run(t, "run", "--sim=ios", "--summary", summary, "--report-dir", filepath.Join(dir, "runs"), "../examples/login.yaml")
+	files := examples(t)
+	args := append([]string{"run", "--sim=ios", "--concurrency", "3", "--summary", summary, "--report-dir", filepath.Join(dir, "runs")}, files...)
+	out, errOut, err := run(t, args...)
 	if err != nil {
 		t.Fatalf("apex run --sim=ios: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
 	s := readSummary(t, summary)
-	if !s.Passed || s.Total != 1 || len(s.Scripts) != 1 {
+	if !s.Passed || s.Total != len(files) || len(s.Scripts) != len(files) {
 		t.Fatalf("summary = %+v", s)
 	}
-	if d := s.Scripts[0].Device; !strings.HasPrefix(d, "sim/127.0.0.1:") {
-		t.Errorf("ran on %q; want a simulated iPhone", d)
-	}
-	if !dirHolds(t, s.Scripts[0].RunDir, "xcuitest") {
-		t.Errorf("the run in %s recorded no XCUITest scene: not an iPhone", s.Scripts[0].RunDir)
-	}
-	if !strings.Contains(out, "PASS ../examples/login.yaml") {
-		t.Errorf("output does not say login.yaml passed:\n%s", out)
+	for _, sc := range s.Scripts {
+		if !strings.HasPrefix(sc.Device, "sim/127.0.0.1:") {
+			t.Errorf("%s ran on %q; want a simulated iPhone", sc.File, sc.Device)
+		}
+		if !dirHolds(t, sc.RunDir, "xcuitest") {
+			t.Errorf("the run in %s recorded no XCUITest scene: not an iPhone", sc.RunDir)
+		}
+		if !strings.Contains(out, "PASS "+sc.File) {
+			t.Errorf("output does not say %s passed:\n%s", sc.File, out)
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"io"
 	"time"
 )
 
@@ -318,12 +317,3 @@ func (p *Phone) appBarHeight() float64 {
 }
 
 func mix(a, b uint8, t float64) uint8 { return uint8(float64(a) + (float64(b)-float64(a))*t + 0.5) }
-
-// encodePNG encodes a frame: the iPhone uses the flat-UI encoder (see
-// encodeFlat), which keeps its larger screen within the observation budget.
-func (p *Phone) encodePNG(w io.Writer, f *image.RGBA) error {
-	if p.ios {
-		return encodeFlat(w, f)
-	}
-	return encoder.Encode(w, f)
-}

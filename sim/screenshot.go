@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image"
-	"image/png"
 	"sync"
 )
 
@@ -33,17 +32,6 @@ func putFrame(f *image.RGBA) {
 	}
 }
 
-type pngPool struct{ p sync.Pool }
-
-func (b *pngPool) Get() *png.EncoderBuffer {
-	v, _ := b.p.Get().(*png.EncoderBuffer)
-	return v
-}
-
-func (b *pngPool) Put(e *png.EncoderBuffer) { b.p.Put(e) }
-
-var encoder = &png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngPool{}}
-
 // Screenshot returns the screen as PNG bytes, cached until the screen
 // changes. The caller must not modify the returned slice.
 func (p *Phone) Screenshot() ([]byte, error) {
@@ -59,7 +47,7 @@ func (p *Phone) Screenshot() ([]byte, error) {
 	p.draw(f, L)
 	var buf bytes.Buffer
 	buf.Grow(len(p.shot.png) + 4096)
-	if err := p.encodePNG(&buf, f); err != nil {
+	if err := encodeFlat(&buf, f); err != nil {
 		return nil, fmt.Errorf("sim: screenshot: encode png: %w", err)
 	}
 	p.shot = shotCache{key: key, png: buf.Bytes()}

@@ -132,7 +132,9 @@ func (t *xcuiBuilder) node(v *view, clip image.Rectangle) *XCUIElement {
 			e.Value = e.Placeholder
 		}
 	case "XCUIElementTypeSwitch":
-		e.Label = text
+		// A switch with no text of its own is labelled by its
+		// accessibility description, as UIKit labels it.
+		e.Label = pick(text, v.desc)
 		e.Value, e.HasValue = "0", true
 		if v.checked {
 			e.Value = "1"
