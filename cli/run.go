@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
@@ -30,6 +31,7 @@ type RunOptions struct {
 	Summary     string // --summary FILE.json
 	JUnit       string // --junit FILE.xml
 	ReportDir   string // --report-dir: where runs and reports are recorded
+	Config      string // --config: apex.yaml with the model settings of ai* steps
 	// Terminal forces (true) or disables (false) the live progress display;
 	// nil detects it from Out.
 	Terminal *bool
@@ -68,6 +70,7 @@ finishes every record.`,
 	f.IntVar(&opts.Retry, "retry", 0, "run a failed script again up to N times")
 	f.StringVar(&opts.Summary, "summary", "", "write a JSON summary of every script to this file")
 	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report (one testsuite per script, one testcase per task) to this file")
+	f.StringVar(&opts.Config, "config", "apex.yaml", "model settings for ai* steps (apex.yaml; APEX_MODEL_* override it); without a model, ai* goals in the controlled language still run")
 	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
 }
@@ -209,6 +212,17 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 		ro = *opts.Runner
 	}
 	ro.Store, ro.Device, ro.Log = st, target.ID, env.Log
+	// ai* steps run on the AI runtime, with the replay cache beside the
+	// script (written only when a step is resolved and succeeds).
+	cache, err := agent.OpenCache(ctx, agent.CachePath(j.file), st)
+	if err != nil {
+		return nil, "", err
+	}
+	rt, err := newAgent(env, opts.Config, os.Getenv, cache, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	ro.AI = rt
 	ro.Space = action.ForPlatform(target.Platform)
 	if attempt > 0 {
 		ro.Name = fmt.Sprintf("%s (attempt %d)", strings.TrimSuffix(filepath.Base(j.file), filepath.Ext(j.file)), attempt+1)
