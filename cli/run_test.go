@@ -238,3 +238,46 @@ func TestDeviceKilledMidRun(t *testing.T) {
 		t.Errorf("report does not say where and why the run stopped")
 	}
 }
+
+// TestRunAIStepsOffline: ai* steps written in the controlled language run
+// on the AI runtime's rule planner with no model; other ai* steps stop
+// with the needs-a-model error naming what to set.
+func TestRunAIStepsOffline(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("APEX_MODEL_NAME", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("MIDSCENE_MODEL_NAME", "")
+	ok := filepath.Join(dir, "ok.yaml")
+	os.WriteFile(ok, []byte(`sim: {launch: com.apex.settings}
+tasks:
+  - name: Wi-Fi in plain words
+    flow:
+      - aiAct: 'tap "Network & internet", then check "Connected to ApexNet" exists'
+      - aiAssert: 'check "Wi-Fi" exists'
+      - assert: {checked: {id: wifi}}
+`), 0o644)
+	vague := filepath.Join(dir, "vague.yaml")
+	os.WriteFile(vague, []byte(`sim: {launch: com.apex.shop}
+tasks:
+  - name: a goal only a model understands
+    flow:
+      - aiAct: find me something nice to wear and buy it
+`), 0o644)
+	summary := filepath.Join(dir, "s.json")
+	out, _, err := run(t, "run", "--summary", summary, "--report-dir", dir, "--config", filepath.Join(dir, "none.yaml"), ok, vague)
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 {
+		t.Fatalf("err = %v\n%s", err, out)
+	}
+	s := readSummary(t, summary)
+	byFile := map[string]string{}
+	for _, sc := range s.Scripts {
+		byFile[sc.File] = sc.Status + ": " + sc.Reason
+	}
+	if got := byFile[ok]; !strings.HasPrefix(got, "passed") {
+		t.Errorf("controlled-language ai steps: %s\n%s", got, out)
+	}
+	if got := byFile[vague]; !strings.HasPrefix(got, "failed") || !strings.Contains(got, "needs a model") || !strings.Contains(got, "APEX_MODEL") {
+		t.Errorf("a goal only a model understands: %s", got)
+	}
+}
