@@ -111,7 +111,11 @@ func notReadyError(ctx context.Context, env *Env, err error) error {
 	var why []string
 	for _, t := range ts {
 		if !t.Ready() {
-			why = append(why, fmt.Sprintf("%s is %s: %s", t.ID, t.State, t.Hint))
+			w := t.ID + " is " + t.State
+			if t.Hint != "" {
+				w += ": " + t.Hint
+			}
+			why = append(why, w)
 		}
 	}
 	if len(why) == 0 {
