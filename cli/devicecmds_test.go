@@ -529,3 +529,29 @@ func TestDevicesWatch(t *testing.T) {
 		t.Errorf("last JSON changes = %q; want %s removed, %s unauthorized", last, dev.Serial, auth)
 	}
 }
+
+func TestDeviceChanges(t *testing.T) {
+	tg := func(serial, state string) device.Target {
+		return device.Target{ID: "adb/" + serial, Serial: serial, State: state}
+	}
+	byID := func(ts ...device.Target) map[string]device.Target {
+		m := map[string]device.Target{}
+		for _, t := range ts {
+			m[t.ID] = t
+		}
+		return m
+	}
+	before := byID(tg("a", "device"), tg("b", "offline"), tg("c", "device"))
+	now := byID(tg("a", "device"), tg("b", "device"), tg("d", "unauthorized"))
+	var got []string
+	for _, c := range deviceChanges(before, now) {
+		got = append(got, c.Change+" "+c.Device.Serial+" "+c.Device.State)
+	}
+	want := "changed b device|removed c device|added d unauthorized"
+	if strings.Join(got, "|") != want {
+		t.Errorf("deviceChanges = %q; want %q", got, want)
+	}
+	if cs := deviceChanges(now, now); len(cs) != 0 {
+		t.Errorf("no change gave %v", cs)
+	}
+}
