@@ -139,6 +139,9 @@ func (r *run) find(ctx context.Context, st script.Step, before *screen, loc acti
 	if err != nil {
 		return seen, err
 	}
+	if ferr != nil && errors.Is(ferr, action.ErrNotFound) && !st.Optional && r.readAll(ctx, seen) {
+		_, ferr = locate.Find(seen.scene, loc)
+	}
 	if ferr != nil && st.Kind.IsAI() && errors.Is(ferr, locate.ErrNoRule) {
 		return seen, needsModel(st, "locator rules found no visible text, id or description matching it")
 	}

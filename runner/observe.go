@@ -21,6 +21,7 @@ type screen struct {
 	tree      *scene.Scene
 	ui        *scene.Tree // the parsed source, for the checks that need nodes
 	perceived bool
+	whole     bool // the whole screenshot has been read
 }
 
 // observe reads the UI source and builds its Scene.

@@ -147,7 +147,7 @@ func (r *run) fuse(ctx context.Context, s *screen, d scene.Distrust) error {
 			// (the app came back to it): trust it again.
 			r.percept.staleFP = ""
 		}
-		s.scene = scene.Fuse(s.tree, res, opts)
+		s.scene, s.whole = scene.Fuse(s.tree, res, opts), true
 		return nil
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(s.png))
@@ -221,4 +221,32 @@ func (r *run) regionText(ctx context.Context, s *screen, el scene.Element) (stri
 		return "", err
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(res.Text(), "\n", " ")), " "), nil
+}
+
+// readAll is the last resort of a locator that found nothing: text drawn
+// where the tree has a node without it (a label inside an image, a
+// custom view) that the trust checks had no reason to read. It reads the
+// whole screenshot once per screen and reports whether it did.
+func (r *run) readAll(ctx context.Context, s *screen) bool {
+	if r.opts.OCRMode == OCROff || s.whole {
+		return false
+	}
+	if s.tree == nil {
+		s.tree = s.scene
+	}
+	if err := r.shoot(ctx, s); err != nil {
+		return false
+	}
+	e, err := r.ocrEngine(ctx)
+	if err != nil {
+		return false
+	}
+	res, err := e.Recognize(ctx, s.png, nil)
+	if err != nil {
+		r.log.Warn("OCR of the whole screen failed", "err", err)
+		return false
+	}
+	r.log.Debug("locator found nothing in the tree: read the whole screen")
+	s.scene, s.whole = scene.Fuse(s.tree, res, &scene.FuseOptions{DropUnconfirmed: s.fp == r.percept.staleFP}), true
+	return true
 }

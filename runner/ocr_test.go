@@ -174,6 +174,31 @@ func TestStaleTreeRecovered(t *testing.T) {
 	}
 }
 
+// TestLocatorFallsBackToPixels taps a label drawn inside an image whose
+// node has no text: the tree looks sound, so only the locator's miss
+// makes the runner read the screen.
+func TestLocatorFallsBackToPixels(t *testing.T) {
+	e := sharedOCR(t)
+	_, d := arcadePhone(t)
+	st := openStore(t)
+	src := `
+android:
+  launch: com.apex.arcade
+tasks:
+  - name: bonus
+    flow:
+      - tap: Bonus
+      - assert: {exists: Tap Start game to play}
+`
+	res, err := Run(context.Background(), d, load(t, src), ocrOptions(st, e))
+	if err != nil || res.Status != store.StatusPassed {
+		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
+	}
+	if n := e.calls.Load(); n != 1 {
+		t.Errorf("%d recognitions, want 1 (the miss)", n)
+	}
+}
+
 func TestSoundTreeCostsNoOCR(t *testing.T) {
 	e := sharedOCR(t)
 	_, d := arcadePhone(t)
