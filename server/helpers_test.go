@@ -1,0 +1,176 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// phone is a playground server driving one simulated phone.
+type phone struct {
+	t    *testing.T
+	dev  *lab.Device
+	srv  *server.Server
+	http *httptest.Server
+	// opened counts the device links open now.
+	opened chan struct{}
+}
+
+type phoneOptions struct {
+	// open wraps the real open (to block or fail it).
+	open func(ctx context.Context, id string, real func() (device.Driver, device.Target, func(), error)) (device.Driver, device.Target, func(), error)
+	opts server.Options
+}
+
+// startPhone starts a simulated phone and a playground server for it.
+func startPhone(t *testing.T, po *phoneOptions) *phone {
+	t.Helper()
+	if po == nil {
+		po = &phoneOptions{}
+	}
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	p := &phone{t: t, dev: l.Devices()[0], opened: make(chan struct{}, 16)}
+	target := device.Target{ID: device.QualifiedID("sim", p.dev.Serial), Host: "sim", Serial: p.dev.Serial,
+		Platform: device.Android, State: "device"}
+	realOpen := func(ctx context.Context) func() (device.Driver, device.Target, func(), error) {
+		return func() (device.Driver, device.Target, func(), error) {
+			d, err := android.OpenDirect(ctx, p.dev.Addr, nil)
+			if err != nil {
+				return nil, device.Target{}, nil, err
+			}
+			p.opened <- struct{}{}
+			return d, target, func() { d.Close(); <-p.opened }, nil
+		}
+	}
+	opts := po.opts
+	opts.Open = func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+		if id != "" && id != target.ID {
+			return nil, device.Target{}, nil, errors.New("no device " + id)
+		}
+		if po.open != nil {
+			return po.open(ctx, id, realOpen(ctx))
+		}
+		return realOpen(ctx)()
+	}
+	opts.Targets = func(context.Context) ([]device.Target, error) { return []device.Target{target}, nil }
+	opts.NewAgent = func(onEvent func(agent.Event)) (server.Agent, error) {
+		return agent.New(agent.Config{OnEvent: onEvent})
+	}
+	p.srv, err = server.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.http = httptest.NewServer(p.srv.Handler())
+	t.Cleanup(func() {
+		p.srv.Close()
+		p.http.Close()
+		if n := len(p.opened); n != 0 {
+			t.Errorf("%d device links left open after Close", n)
+		}
+	})
+	return p
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// do sends a request with a JSON body (nil for none) and decodes the JSON
+// answer into a map.
+func (p *phone) do(method, path string, body any) (int, map[string]any) {
+	p.t.Helper()
+	code, data := p.raw(method, path, body, nil)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		p.t.Fatalf("%s %s: answer is not JSON: %v\n%s", method, path, err, data)
+	}
+	return code, m
+}
+
+func (p *phone) raw(method, path string, body any, hdr http.Header) (int, []byte) {
+	p.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(testCtx(p.t), method, p.http.URL+path, rd)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
+
+// mustDo is do that wants the status code want.
+func (p *phone) mustDo(want int, method, path string, body any) map[string]any {
+	p.t.Helper()
+	code, m := p.do(method, path, body)
+	if code != want {
+		p.t.Fatalf("%s %s: status %d, want %d: %v", method, path, code, want, m)
+	}
+	return m
+}
+
+func (p *phone) state() string {
+	p.t.Helper()
+	m := p.mustDo(200, "GET", "/runtime-info", nil)
+	return m["session"].(map[string]any)["state"].(string)
+}
+
+// ready opens a session on the phone.
+func (p *phone) ready() {
+	p.t.Helper()
+	p.mustDo(200, "POST", "/session", map[string]string{"deviceId": ""})
+}
+
+// wait polls /task-progress until the task ends and returns its view.
+func (p *phone) wait(id string) map[string]any {
+	p.t.Helper()
+	ctx := testCtx(p.t)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		m := p.mustDo(200, "GET", "/task-progress/"+id, nil)
+		if m["status"] != "running" {
+			return m
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			p.t.Fatalf("task %s still running: %v", id, m)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/scene"
+)
+
+// ActionInfo is one action of GET /action-space.
+type ActionInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Signature   string          `json:"signature"`
+	Aliases     []string        `json:"aliases,omitempty"`
+	Locators    []string        `json:"locators,omitempty"` // params found on screen
+	Schema      json.RawMessage `json:"schema"`
+}
+
+func (s *Server) actionSpace(w http.ResponseWriter, r *http.Request) {
+	dev, err := s.sess.open(false)
+	if err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	var as []ActionInfo
+	for _, a := range dev.space.Actions() {
+		as = append(as, ActionInfo{Name: a.Name(), Description: a.Description(), Signature: a.Signature(),
+			Aliases: a.Aliases(), Locators: a.LocatorFields(), Schema: a.SchemaJSON()})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"platform": dev.space.Platform(), "actions": as})
+}
+
+// InteractResult is the answer of POST /interact.
+type InteractResult struct {
+	Action string `json:"action"`
+	OK     bool   `json:"ok"`
+	Ms     int64  `json:"ms"`
+	// Element is the first element a locator param found, with the point
+	// touched.
+	Element *scene.Element `json:"element,omitempty"`
+	Point   *device.Point  `json:"point,omitempty"`
+	// Scene is the screen after the action, as Scene text.
+	Scene string `json:"scene"`
+}
+
+// interact runs one action of the session's action space with no model:
+// locator params are found on a fresh Scene of the screen.
+func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Action string          `json:"action"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := readJSON(r, &body); err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	dev, err := s.sess.open(true)
+	if err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	a, ok := dev.space.Lookup(body.Action)
+	if !ok {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("no action %q on %s: use one of %s (GET /action-space)",
+			body.Action, dev.space.Platform(), strings.Join(dev.space.Names(), ", ")))
+		return
+	}
+	if len(body.Params) == 0 || string(body.Params) == "null" {
+		body.Params = json.RawMessage("{}")
+	}
+	ctx := r.Context()
+	res := &firstTarget{live: &locate.Live{Observe: observer(dev.drv)}}
+	start := time.Now()
+	if err := a.Run(ctx, &action.Env{Driver: dev.drv, Resolver: res, Log: s.log}, body.Params); err != nil {
+		writeError(w, actionStatus(err), fmt.Errorf("%s: %w", a.Name(), err))
+		return
+	}
+	out := InteractResult{Action: a.Name(), OK: true, Ms: time.Since(start).Milliseconds()}
+	if res.first != nil {
+		out.Element, out.Point = res.first.Element, &res.first.Point
+	}
+	sc, err := observer(dev.drv)(ctx)
+	if err != nil {
+		writeError(w, http.StatusBadGateway, fmt.Errorf("%s done, but reading the screen after failed: %w", a.Name(), err))
+		return
+	}
+	out.Scene = sc.Text()
+	writeJSON(w, http.StatusOK, out)
+}
+
+// actionStatus answers bad params with 400, an element not on screen with
+// 422 and a device failure with 502.
+func actionStatus(err error) int {
+	switch {
+	case errors.Is(err, action.ErrInvalidParams), errors.Is(err, action.ErrUnknownAction):
+		return http.StatusBadRequest
+	case errors.Is(err, action.ErrNotFound):
+		return http.StatusUnprocessableEntity
+	case errors.Is(err, context.Canceled):
+		return http.StatusRequestTimeout
+	}
+	return http.StatusBadGateway
+}
+
+// observer reads the device's screen as a Scene.
+func observer(d device.Driver) locate.Observer {
+	return func(ctx context.Context) (*scene.Scene, error) {
+		src, err := d.Source(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s, err := scene.FromSource(src.Data, nil)
+		if err != nil {
+			return nil, fmt.Errorf("reading the screen: %w", err)
+		}
+		return s, nil
+	}
+}
+
+// firstTarget remembers the first element found, the one a manual action
+// touched.
+type firstTarget struct {
+	live  *locate.Live
+	first *action.Target
+}
+
+func (f *firstTarget) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {
+	t, err := f.live.Resolve(ctx, l)
+	if err == nil && f.first == nil {
+		f.first = &t
+	}
+	return t, err
+}

@@ -1,0 +1,220 @@
+// Package server is the playground's HTTP API: one device session at a
+// time, manual actions from the action space, goals run by the AI runtime
+// in the background with streamed progress, and a live preview of the
+// screen. It binds nothing itself; the caller serves Handler (on 127.0.0.1).
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/store"
+)
+
+// MaxBody bounds every JSON request body.
+const MaxBody = 50 << 20
+
+// Agent runs goals; *agent.Runtime is one.
+type Agent interface {
+	Act(ctx context.Context, t agent.Task) (*agent.Result, error)
+}
+
+// Options configure a Server. Open and NewAgent are required.
+type Options struct {
+	// Open opens the device id names ("" picks the only one) and returns
+	// a func releasing everything it started. On error it has released
+	// everything already.
+	Open func(ctx context.Context, id string) (device.Driver, device.Target, func(), error)
+	// Targets lists the devices a session can open; nil lists none.
+	Targets func(ctx context.Context) ([]device.Target, error)
+	// NewAgent builds the runtime that runs goals; it must pass onEvent as
+	// agent.Config.OnEvent, so progress reaches the server.
+	NewAgent func(onEvent func(agent.Event)) (Agent, error)
+	// Store records the tasks' events (nil: in memory only).
+	Store *store.Store
+	Log   *slog.Logger
+	// FrameInterval is how often the preview looks for a new screen
+	// (default 100ms); Resend is the silence after which the last frame is
+	// sent again (default 1s), since browsers draw a frame of
+	// multipart/x-mixed-replace only when the next one starts.
+	FrameInterval, Resend time.Duration
+}
+
+// Server is the playground API. Its methods are safe for concurrent use.
+type Server struct {
+	opts  Options
+	id    string
+	log   *slog.Logger
+	agent Agent
+	mux   *http.ServeMux
+
+	sess    session
+	tasks   taskTable
+	events  broker
+	preview previewHub
+}
+
+// New builds a Server; it opens no device until POST /session.
+func New(opts Options) (*Server, error) {
+	if opts.Open == nil || opts.NewAgent == nil {
+		return nil, errors.New("server: Options.Open and Options.NewAgent are required")
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.FrameInterval <= 0 {
+		opts.FrameInterval = 100 * time.Millisecond
+	}
+	if opts.Resend <= 0 {
+		opts.Resend = time.Second
+	}
+	s := &Server{opts: opts, id: newID(), log: opts.Log}
+	s.sess.init()
+	s.events.init()
+	rt, err := opts.NewAgent(s.onEvent)
+	if err != nil {
+		return nil, fmt.Errorf("server: the AI runtime: %w", err)
+	}
+	s.agent = rt
+	s.routes()
+	return s, nil
+}
+
+// ID identifies this server process (GET /status).
+func (s *Server) ID() string { return s.id }
+
+// Handler serves the API.
+func (s *Server) Handler() http.Handler { return guard(s.mux) }
+
+// Close cancels a running task, waits for it and ends the session.
+func (s *Server) Close() error {
+	s.destroy(context.Background())
+	s.events.close()
+	return nil
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /status", s.status)
+	m.HandleFunc("GET /runtime-info", s.runtimeInfo)
+	m.HandleFunc("GET /session/targets", s.targets)
+	m.HandleFunc("POST /session", s.createSession)
+	m.HandleFunc("DELETE /session", s.deleteSession)
+	m.HandleFunc("GET /action-space", s.actionSpace)
+	m.HandleFunc("POST /interact", s.interact)
+	m.HandleFunc("POST /execute", s.execute)
+	m.HandleFunc("GET /task-progress/{id}", s.taskProgress)
+	m.HandleFunc("POST /cancel/{id}", s.cancel)
+	m.HandleFunc("GET /events", s.stream)
+	m.HandleFunc("GET /screenshot", s.screenshot)
+	m.HandleFunc("GET /mjpeg", s.mjpeg)
+	s.mux = m
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"id": s.id, "ok": true})
+}
+
+// previewKinds are the preview endpoints a client may use.
+var previewKinds = []string{"screenshot", "mjpeg"}
+
+func (s *Server) runtimeInfo(w http.ResponseWriter, r *http.Request) {
+	v := s.sess.view()
+	var platform device.Platform
+	if v.Device != nil {
+		platform = v.Device.Platform
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id":           s.id,
+		"platform":     platform,
+		"previewKinds": previewKinds,
+		"session":      v,
+	})
+}
+
+// guard limits bodies and refuses requests that change state from another
+// origin: a page elsewhere must not drive the phone through the user's
+// browser.
+func guard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
+			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+				writeError(w, http.StatusForbidden, fmt.Errorf("cross-origin request from %s refused: open the playground at http://%s", o, r.Host))
+				return
+			}
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func sameOrigin(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host
+}
+
+// apiError is an error with the HTTP status it is answered with and any
+// fields the client needs (the running task's id on a 409).
+type apiError struct {
+	code   int
+	err    error
+	fields map[string]any
+}
+
+func (e *apiError) Error() string { return e.err.Error() }
+func (e *apiError) Unwrap() error { return e.err }
+
+func errorf(code int, format string, args ...any) *apiError {
+	return &apiError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+func writeError(w http.ResponseWriter, code int, err error) {
+	body := map[string]any{"error": err.Error()}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		code = ae.code
+		for k, v := range ae.fields {
+			body[k] = v
+		}
+	}
+	writeJSON(w, code, body)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// readJSON decodes the body into v, naming what was wrong.
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errorf(http.StatusRequestEntityTooLarge, "request body over %d bytes", tooBig.Limit)
+		}
+		return errorf(http.StatusBadRequest, "request body: want a JSON object: %v", err)
+	}
+	return nil
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+)
+
+// The session states. A session goes required → creating → ready, and
+// ready → running → ready for each task; DELETE /session goes through
+// destroying back to required. A failed create returns to required with
+// the error.
+const (
+	StateRequired   = "required"
+	StateCreating   = "creating"
+	StateReady      = "ready"
+	StateRunning    = "running"
+	StateDestroying = "destroying"
+)
+
+// session is the one device the playground drives.
+type session struct {
+	mu      sync.Mutex
+	state   string
+	err     string // why the last create failed
+	drv     device.Driver
+	target  device.Target
+	space   *action.Space
+	release func()
+	running *task
+}
+
+// SessionView is the session as clients see it.
+type SessionView struct {
+	State  string         `json:"state"`
+	Device *device.Target `json:"device,omitempty"`
+	// Error is why the last create failed (state required).
+	Error string `json:"error,omitempty"`
+	// RequestID is the running task's (state running).
+	RequestID string `json:"requestId,omitempty"`
+}
+
+func (ss *session) init() { ss.state = StateRequired }
+
+func (ss *session) view() SessionView {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.viewLocked()
+}
+
+func (ss *session) viewLocked() SessionView {
+	v := SessionView{State: ss.state, Error: ss.err}
+	if ss.drv != nil {
+		t := ss.target
+		v.Device = &t
+	}
+	if ss.running != nil {
+		v.RequestID = ss.running.id
+	}
+	return v
+}
+
+// device is the open session's device, whether or not a task runs; the
+// preview and the action space use it.
+type sessionDevice struct {
+	drv    device.Driver
+	target device.Target
+	space  *action.Space
+}
+
+var errNoSession = errorf(http.StatusConflict, "no device session: POST /session with a deviceId first")
+
+// open returns the session's device. With idle set, a running task is a
+// conflict (manual input would interleave with the task's).
+func (ss *session) open(idle bool) (sessionDevice, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	switch {
+	case ss.state == StateRunning && idle:
+		return sessionDevice{}, runningError(ss.running)
+	case ss.state != StateReady && ss.state != StateRunning:
+		return sessionDevice{}, errNoSession
+	}
+	return sessionDevice{ss.drv, ss.target, ss.space}, nil
+}
+
+func runningError(t *task) *apiError {
+	return &apiError{code: http.StatusConflict, err: fmt.Errorf("task %s is running: wait for it or POST /cancel/%s", t.id, t.id),
+		fields: map[string]any{"requestId": t.id}}
+}
+
+func (s *Server) targets(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Targets == nil {
+		writeJSON(w, http.StatusOK, map[string]any{"targets": []device.Target{}})
+		return
+	}
+	ts, err := s.opts.Targets(r.Context())
+	if err != nil {
+		writeError(w, http.StatusBadGateway, fmt.Errorf("listing devices: %w", err))
+		return
+	}
+	if ts == nil {
+		ts = []device.Target{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"targets": ts})
+}
+
+// createSession opens the device; it answers when the session is ready or
+// the create has failed (and cleaned up).
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		DeviceID string `json:"deviceId"`
+	}
+	if err := readJSON(r, &body); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, 0, err)
+		return
+	}
+	ss := &s.sess
+	ss.mu.Lock()
+	if ss.state != StateRequired {
+		v := ss.viewLocked()
+		ss.mu.Unlock()
+		writeError(w, 0, &apiError{code: http.StatusConflict, err: fmt.Errorf("a session is %s: DELETE /session first", v.State),
+			fields: map[string]any{"session": v}})
+		return
+	}
+	ss.state, ss.err = StateCreating, ""
+	ss.mu.Unlock()
+	s.publishSession()
+
+	drv, t, release, err := s.opts.Open(r.Context(), body.DeviceID)
+	ss.mu.Lock()
+	if err != nil {
+		ss.state, ss.err = StateRequired, err.Error()
+	} else {
+		ss.state, ss.drv, ss.target, ss.release = StateReady, drv, t, release
+		ss.space = action.ForPlatform(t.Platform)
+	}
+	v := ss.viewLocked()
+	ss.mu.Unlock()
+	s.publishSession()
+	if err != nil {
+		s.log.Warn("open device", "device", body.DeviceID, "err", err)
+		writeError(w, 0, &apiError{code: http.StatusBadGateway, err: fmt.Errorf("opening device %q: %w", body.DeviceID, err),
+			fields: map[string]any{"session": v}})
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	if err := s.destroy(r.Context()); err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.sess.view())
+}
+
+// destroy cancels a running task, waits for it and releases the device.
+// With no session it does nothing.
+func (s *Server) destroy(ctx context.Context) error {
+	ss := &s.sess
+	ss.mu.Lock()
+	switch ss.state {
+	case StateRequired:
+		ss.mu.Unlock()
+		return nil
+	case StateCreating, StateDestroying:
+		st := ss.state
+		ss.mu.Unlock()
+		return errorf(http.StatusConflict, "the session is %s: try again when it is done", st)
+	}
+	ss.state = StateDestroying
+	t := ss.running
+	ss.mu.Unlock()
+	s.publishSession()
+	if t != nil {
+		t.cancel()
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			// The task ends on its own now that it is cancelled; the
+			// device is released regardless, which fails its last call.
+		}
+	}
+	ss.mu.Lock()
+	release := ss.release
+	ss.state, ss.drv, ss.target, ss.space, ss.release = StateRequired, nil, device.Target{}, nil, nil
+	ss.mu.Unlock()
+	if release != nil {
+		release()
+	}
+	s.publishSession()
+	return nil
+}
+
+func (s *Server) publishSession() {
+	s.events.publish(Message{Type: "session", Session: ptr(s.sess.view())})
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,147 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/apexagent/apex/device"
+)
+
+func TestSessionLifecycle(t *testing.T) {
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	p := startPhone(t, &phoneOptions{open: func(ctx context.Context, id string, real func() (device.Driver, device.Target, func(), error)) (device.Driver, device.Target, func(), error) {
+		first.Do(func() {
+			close(entered)
+			<-proceed
+		})
+		return real()
+	}})
+
+	st := p.mustDo(200, "GET", "/status", nil)
+	if st["id"] != p.srv.ID() || p.srv.ID() == "" {
+		t.Errorf("status id = %v, want %q", st["id"], p.srv.ID())
+	}
+	info := p.mustDo(200, "GET", "/runtime-info", nil)
+	if got := info["session"].(map[string]any)["state"]; got != "required" {
+		t.Errorf("state before a session = %v, want required", got)
+	}
+	if kinds := info["previewKinds"].([]any); len(kinds) != 2 || kinds[0] != "screenshot" || kinds[1] != "mjpeg" {
+		t.Errorf("previewKinds = %v", kinds)
+	}
+	ts := p.mustDo(200, "GET", "/session/targets", nil)["targets"].([]any)
+	if len(ts) != 1 || ts[0].(map[string]any)["serial"] != p.dev.Serial {
+		t.Errorf("targets = %v, want the simulated phone %s", ts, p.dev.Serial)
+	}
+	for _, path := range []string{"/action-space", "/screenshot", "/mjpeg"} {
+		if code, m := p.do("GET", path, nil); code != 409 || !strings.Contains(m["error"].(string), "POST /session") {
+			t.Errorf("GET %s with no session: %d %v, want 409 saying to POST /session", path, code, m)
+		}
+	}
+
+	created := make(chan map[string]any)
+	go func() {
+		code, m := p.do("POST", "/session", map[string]string{"deviceId": "sim/" + p.dev.Serial})
+		m["code"] = code
+		created <- m
+	}()
+	<-entered
+	if got := p.state(); got != "creating" {
+		t.Errorf("state while opening = %q, want creating", got)
+	}
+	if code, _ := p.do("POST", "/session", map[string]string{}); code != 409 {
+		t.Errorf("POST /session while creating: %d, want 409", code)
+	}
+	close(proceed)
+	m := <-created
+	if m["code"] != 200 || m["state"] != "ready" || m["device"].(map[string]any)["platform"] != "android" {
+		t.Fatalf("POST /session = %v, want 200, ready on an android device", m)
+	}
+	if info := p.mustDo(200, "GET", "/runtime-info", nil); info["platform"] != "android" || p.state() != "ready" {
+		t.Errorf("runtime-info after create = %v", info)
+	}
+	if code, m := p.do("POST", "/session", map[string]string{}); code != 409 || !strings.Contains(m["error"].(string), "DELETE /session") {
+		t.Errorf("second POST /session: %d %v, want 409 saying to DELETE first", code, m)
+	}
+
+	space := p.mustDo(200, "GET", "/action-space", nil)
+	if space["platform"] != "android" {
+		t.Errorf("action-space platform = %v", space["platform"])
+	}
+	byName := map[string]map[string]any{}
+	for _, a := range space["actions"].([]any) {
+		a := a.(map[string]any)
+		byName[a["name"].(string)] = a
+	}
+	for _, name := range []string{"Tap", "Input", "Scroll", "Back", "Home"} {
+		a, ok := byName[name]
+		if !ok {
+			t.Errorf("action-space lacks %s: %v", name, byName)
+			continue
+		}
+		if a["description"] == "" || a["schema"].(map[string]any)["type"] != "object" {
+			t.Errorf("%s: description %q, schema %v", name, a["description"], a["schema"])
+		}
+	}
+	if props := byName["Tap"]["schema"].(map[string]any)["properties"].(map[string]any); props["locate"] == nil {
+		t.Errorf("Tap schema has no locate param: %v", props)
+	}
+
+	if m := p.mustDo(200, "DELETE", "/session", nil); m["state"] != "required" || m["device"] != nil {
+		t.Errorf("DELETE /session = %v, want required with no device", m)
+	}
+	if len(p.opened) != 0 {
+		t.Errorf("the device link is still open after DELETE /session")
+	}
+	if m := p.mustDo(200, "DELETE", "/session", nil); m["state"] != "required" {
+		t.Errorf("second DELETE /session = %v", m)
+	}
+	// The server outlives its sessions.
+	p.ready()
+	if p.state() != "ready" {
+		t.Errorf("state after a second create = %q", p.state())
+	}
+}
+
+func TestSessionCreateFails(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	p := startPhone(t, &phoneOptions{open: func(ctx context.Context, id string, real func() (device.Driver, device.Target, func(), error)) (device.Driver, device.Target, func(), error) {
+		if fail.Load() {
+			// A link opened and closed again: the create cleans up.
+			d, _, release, err := real()
+			if err != nil {
+				return nil, device.Target{}, nil, err
+			}
+			if _, err := d.Info(ctx); err != nil {
+				t.Error(err)
+			}
+			release()
+			return nil, device.Target{}, nil, errors.New("device went away while opening")
+		}
+		return real()
+	}})
+	code, m := p.do("POST", "/session", map[string]string{})
+	if code != 502 || !strings.Contains(m["error"].(string), "device went away") {
+		t.Fatalf("failed create: %d %v, want 502 with the cause", code, m)
+	}
+	sess := p.mustDo(200, "GET", "/runtime-info", nil)["session"].(map[string]any)
+	if sess["state"] != "required" || !strings.Contains(sess["error"].(string), "device went away") {
+		t.Errorf("session after a failed create = %v, want required with the error", sess)
+	}
+	if len(p.opened) != 0 {
+		t.Errorf("a failed create left a device link open")
+	}
+	if code, _ := p.do("POST", "/session", map[string]string{"deviceId": "sim/nowhere"}); code != 502 {
+		t.Errorf("unknown device: %d, want 502", code)
+	}
+	fail.Store(false)
+	p.ready()
+	if sess := p.mustDo(200, "GET", "/runtime-info", nil)["session"].(map[string]any); sess["state"] != "ready" || sess["error"] != nil {
+		t.Errorf("session after a good create = %v, want ready with the old error gone", sess)
+	}
+}
