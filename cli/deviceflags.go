@@ -26,7 +26,7 @@ type DeviceFlags struct {
 // Register adds --device, --sim and --app to cmd.
 func (f *DeviceFlags) Register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.ID, "device", "d", "", "device ID, serial or unique part of one (see apex devices); empty picks the only device")
-	cmd.Flags().VarPF(simFlag{&f.Sim, &f.SimPlatform}, "sim", "", "drive a simulated phone started in this process (no adb needed); --sim=ios simulates an iPhone").NoOptDefVal = "true"
+	cmd.Flags().VarPF(simFlag{&f.Sim, &f.SimPlatform}, "sim", "", "drive a simulated phone started in this process for this command only (no adb needed); --sim=ios simulates an iPhone").NoOptDefVal = "true"
 	cmd.Flags().StringArrayVar(&f.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
 }
 

@@ -90,7 +90,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 		return fmt.Errorf("--retry %d: give 0 or more", opts.Retry)
 	}
 	if opts.Open == nil {
-		opts.Open = openDevice
+		opts.Open = openChosenDevice
 	}
 	dir := opts.ReportDir
 	if dir == "" {
