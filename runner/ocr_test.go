@@ -75,6 +75,19 @@ func ocrOptions(st *store.Store, e ocr.Engine) *Options {
 	return o
 }
 
+// mustPass runs src and fails the test unless the run passed.
+func mustPass(t *testing.T, d *android.Driver, src string, opts *Options) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), d, load(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusPassed {
+		t.Fatalf("run %s: %s", res.Status, res.Reason)
+	}
+	return res
+}
+
 // stepScenes returns the recorded Scene of every step of the run.
 func stepScenes(t *testing.T, st *store.Store, runID string) map[string]*scene.Scene {
 	t.Helper()
@@ -110,13 +123,7 @@ func TestPixelOnlyButtonTapped(t *testing.T) {
 	e := sharedOCR(t)
 	dev, d := arcadePhone(t)
 	st := openStore(t)
-	res, err := Run(context.Background(), d, load(t, pixelButtonScript), ocrOptions(st, e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != store.StatusPassed {
-		t.Fatalf("run %s: %s", res.Status, res.Reason)
-	}
+	res := mustPass(t, d, pixelButtonScript, ocrOptions(st, e))
 	state, err := dev.Phone.State("com.apex.arcade")
 	if err != nil || state["games"] != 1.0 && state["games"] != 1 {
 		t.Errorf("games = %v (%v): the tap on the pixel-only button did not start a game", state["games"], err)
@@ -158,13 +165,7 @@ func TestStaleTreeRecovered(t *testing.T) {
 	e := sharedOCR(t)
 	dev, d := arcadePhone(t)
 	st := openStore(t)
-	res, err := Run(context.Background(), d, load(t, staleScript), ocrOptions(st, e))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != store.StatusPassed {
-		t.Fatalf("run %s: %s", res.Status, res.Reason)
-	}
+	res := mustPass(t, d, staleScript, ocrOptions(st, e))
 	if state, _ := dev.Phone.State("com.apex.arcade"); state["games"] != 1.0 && state["games"] != 1 {
 		t.Errorf("games = %v, want 1", state["games"])
 	}
@@ -190,10 +191,7 @@ tasks:
       - tap: Bonus
       - assert: {exists: Tap Start game to play}
 `
-	res, err := Run(context.Background(), d, load(t, src), ocrOptions(st, e))
-	if err != nil || res.Status != store.StatusPassed {
-		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
-	}
+	mustPass(t, d, src, ocrOptions(st, e))
 	if n := e.calls.Load(); n != 1 {
 		t.Errorf("%d recognitions, want 1 (the miss)", n)
 	}
@@ -218,29 +216,20 @@ tasks:
 `
 	opts := ocrOptions(st, e)
 	opts.OCRMode = OCROff
-	res, err := Run(context.Background(), d, load(t, src), opts)
-	if err != nil || res.Status != store.StatusPassed {
-		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
-	}
+	mustPass(t, d, src, opts)
 	if n := e.calls.Load(); n != 0 {
 		t.Errorf("OCR off: %d recognitions", n)
 	}
 	// The same screens in auto mode: only the canvas screens are read.
 	src = strings.ReplaceAll(src, "      - tap: 中文\n      - back\n      - tap: Play\n      - back\n", "")
 	opts.OCRMode = OCRAuto
-	res, err = Run(context.Background(), d, load(t, src), opts)
-	if err != nil || res.Status != store.StatusPassed {
-		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
-	}
+	mustPass(t, d, src, opts)
 	if n := e.calls.Load(); n != 0 {
 		t.Errorf("a screen whose tree holds all its text cost %d recognitions, want 0", n)
 	}
 	// Asked for, OCR reads every settled screen and confirms the tree.
 	opts.OCRMode = OCRAlways
-	res, err = Run(context.Background(), d, load(t, src), opts)
-	if err != nil || res.Status != store.StatusPassed {
-		t.Fatalf("run: %v %s %s", err, res.Status, res.Reason)
-	}
+	res := mustPass(t, d, src, opts)
 	if n := e.calls.Load(); n == 0 {
 		t.Error("OCRAlways ran no recognition")
 	}
