@@ -81,8 +81,11 @@ func TestActionToolSchema(t *testing.T) {
 	if got := sc["required"]; !slices.Equal(got.([]any), []any{"device", "locate"}) {
 		t.Errorf("required = %v", got)
 	}
-	if back := c.tool("back"); !strings.Contains(back.Description, "Only on android devices") {
-		t.Errorf("back description: %q", back.Description)
+	if recents := c.tool("recent_apps"); !strings.Contains(recents.Description, "Only on android devices") {
+		t.Errorf("recent_apps description: %q", recents.Description)
+	}
+	if back := c.tool("back"); strings.Contains(back.Description, "Only on") {
+		t.Errorf("back is on both platforms; description: %q", back.Description)
 	}
 }
 
