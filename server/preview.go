@@ -60,6 +60,9 @@ func (s *Server) mjpeg(w http.ResponseWriter, r *http.Request) {
 	for {
 		frame, seq, changed, ended := f.latest()
 		if ended {
+			// The closing delimiter tells the client the stream ended on
+			// purpose (the session did), not by a broken link.
+			_, _ = fmt.Fprintf(w, "--%s--\r\n", mjpegBoundary)
 			return
 		}
 		if seq != sent && frame != nil {

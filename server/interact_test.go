@@ -1,0 +1,64 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInteractTapByText(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	if fg, _ := p.dev.Phone.Foreground(); fg == "com.apex.settings" {
+		t.Fatalf("settings is already in front")
+	}
+	m := p.mustDo(200, "POST", "/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": "Settings"}})
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
+		t.Errorf("after tapping Settings the foreground app is %q, want com.apex.settings", fg)
+	}
+	if m["action"] != "Tap" || m["ok"] != true {
+		t.Errorf("interact = %v", m)
+	}
+	if el, _ := m["element"].(map[string]any); el == nil || !strings.Contains(el["text"].(string), "Settings") {
+		t.Errorf("touched element = %v, want the Settings icon", m["element"])
+	}
+	if pt, _ := m["point"].(map[string]any); pt == nil || pt["x"].(float64) <= 0 {
+		t.Errorf("touched point = %v", m["point"])
+	}
+	if sc := m["scene"].(string); !strings.Contains(sc, "Network & internet") {
+		t.Errorf("scene after the tap is not the Settings app:\n%s", sc)
+	}
+
+	// An action with no locator, by its Midscene alias.
+	m = p.mustDo(200, "POST", "/interact", map[string]any{"action": "AndroidBackButton"})
+	if m["action"] != "Back" || strings.Contains(m["scene"].(string), "Network & internet") {
+		t.Errorf("after Back: %v", m)
+	}
+}
+
+func TestInteractErrors(t *testing.T) {
+	p := startPhone(t, nil)
+	if code, _ := p.do("POST", "/interact", map[string]any{"action": "Back"}); code != 409 {
+		t.Errorf("interact with no session: %d, want 409", code)
+	}
+	p.ready()
+	for _, tc := range []struct {
+		name string
+		body any
+		code int
+		msg  string
+	}{
+		{"unknown action", map[string]any{"action": "Teleport"}, 400, "GET /action-space"},
+		{"missing param", map[string]any{"action": "Tap", "params": map[string]any{}}, 400, "locate"},
+		{"wrong param type", map[string]any{"action": "Sleep", "params": map[string]any{"ms": "soon"}}, 400, "ms"},
+		{"not on screen", map[string]any{"action": "Tap", "params": map[string]any{"locate": "No Such Button Anywhere"}}, 422, "No Such Button"},
+		{"unknown field", map[string]any{"action": "Back", "extra": 1}, 400, "extra"},
+		{"not an object", []int{1}, 400, "JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, m := p.do("POST", "/interact", tc.body)
+			if code != tc.code || !strings.Contains(m["error"].(string), tc.msg) {
+				t.Errorf("%d %v, want %d mentioning %q", code, m["error"], tc.code, tc.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,145 @@
+package server_test
+
+import (
+	"bytes"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/server"
+)
+
+func TestScreenshot(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	code, data := p.raw("GET", "/screenshot", nil, nil)
+	if code != 200 {
+		t.Fatalf("screenshot: %d %s", code, data)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h, _ := p.dev.Phone.Display()
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot is %v, the phone %dx%d", b, w, h)
+	}
+}
+
+// TestMJPEG reads frames while a task runs, and sees the stream end with
+// the session (which cancels the task).
+func TestMJPEG(t *testing.T) {
+	p := startPhone(t, &phoneOptions{opts: server.Options{Resend: 50 * time.Millisecond, FrameInterval: 20 * time.Millisecond}})
+	p.ready()
+	id := p.mustDo(202, "POST", "/execute", map[string]string{"goal": longGoal})["requestId"].(string)
+
+	req, _ := http.NewRequestWithContext(testCtx(t), "GET", p.http.URL+"/mjpeg", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "no-transform") {
+		t.Errorf("Cache-Control = %q, want no-transform", cc)
+	}
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/x-mixed-replace" {
+		t.Fatalf("Content-Type %q: %v", resp.Header.Get("Content-Type"), err)
+	}
+	mr := multipart.NewReader(resp.Body, params["boundary"])
+	w, h, _ := p.dev.Phone.Display()
+	const frames = 5
+	for i := range frames {
+		part, err := mr.NextPart()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if ct := part.Header.Get("Content-Type"); ct != "image/jpeg" {
+			t.Errorf("frame %d Content-Type %q", i, ct)
+		}
+		img, err := jpeg.Decode(part)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+			t.Errorf("frame %d is %v, the phone %dx%d", i, b, w, h)
+		}
+	}
+	if v := p.mustDo(200, "GET", "/task-progress/"+id, nil); v["status"] != "running" {
+		t.Errorf("the task ended while frames were read: %v", v["status"])
+	}
+
+	p.mustDo(200, "DELETE", "/session", nil)
+	if v := p.mustDo(200, "GET", "/task-progress/"+id, nil); v["status"] != "canceled" {
+		t.Errorf("task after DELETE /session: %v, want canceled", v["status"])
+	}
+	// The stream ends: parts already buffered may still come, then EOF.
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after DELETE /session the stream broke: %v", err)
+		}
+		_, _ = io.Copy(io.Discard, part)
+	}
+}
+
+func TestSafety(t *testing.T) {
+	p := startPhone(t, nil)
+	host := strings.TrimPrefix(p.http.URL, "http://")
+	for _, tc := range []struct {
+		origin string
+		code   int
+	}{
+		{"http://evil.example", 403},
+		{"http://" + host + ".evil.example", 403},
+		{"null", 403},
+		{"http://" + host, 200},
+		{"", 200},
+	} {
+		hdr := http.Header{}
+		if tc.origin != "" {
+			hdr.Set("Origin", tc.origin)
+		}
+		code, body := p.raw("POST", "/session", map[string]string{}, hdr)
+		if code != tc.code {
+			t.Errorf("POST /session from origin %q: %d %s, want %d", tc.origin, code, body, tc.code)
+		}
+		if code == 200 {
+			p.mustDo(200, "DELETE", "/session", nil)
+		}
+	}
+	// A cross-origin page may still read (GET is harmless and a browser
+	// hides the answer from it without CORS headers).
+	if code, _ := p.raw("GET", "/status", nil, http.Header{"Origin": {"http://evil.example"}}); code != 200 {
+		t.Errorf("GET /status with a foreign origin: %d", code)
+	}
+
+	big := io.MultiReader(strings.NewReader(`{"goal": "`), io.LimitReader(zeros{}, server.MaxBody+1), strings.NewReader(`"}`))
+	req, _ := http.NewRequestWithContext(testCtx(t), "POST", p.http.URL+"/execute", big)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Errorf("a body over %d bytes: %d, want 413", server.MaxBody, resp.StatusCode)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = 'a'
+	}
+	return len(b), nil
+}
