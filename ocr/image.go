@@ -81,10 +81,11 @@ func prepare(data []byte, region image.Rectangle, scale float64) (*input, error)
 
 // normalize turns the region into dark text on white, whatever the
 // colours: Tesseract binarises a page with one threshold and misses light
-// text on a coloured button or a dark bar. Around every pixel (a 61-pixel
-// square) the darker or lighter half decides the background; a pixel is
-// ink when it stands out from the neighbourhood's mean towards the other
-// side. Flat fills vanish, so buttons read like any label.
+// text on a coloured button or a dark bar. Around every pixel (a 91-pixel
+// square) the background is light unless nearly two thirds of the square
+// is dark (a button, a bar; a dense Chinese glyph never is); a pixel is
+// ink when it stands out from the neighbourhood's mean away from the
+// background. Flat fills vanish, so buttons read like any label.
 //
 // Pixel loops over memory the call owns: not instrumented under -race,
 // which made them ten times slower.
@@ -95,7 +96,7 @@ func normalize(img image.Image, r image.Rectangle) *image.Gray {
 	g := image.NewGray(image.Rect(0, 0, w, h))
 	grey(g, img, r)
 	const (
-		rad    = 30
+		rad    = 45
 		margin = 24 // ink stands out from the local mean by about this much
 	)
 	// Integral images of the grey values and of the dark pixels.
@@ -125,8 +126,8 @@ func normalize(img image.Image, r image.Rectangle) *image.Gray {
 			s := sum[y1*stride+x1] - sum[y0*stride+x1] - sum[y1*stride+x0] + sum[y0*stride+x0]
 			d := dark[y1*stride+x1] - dark[y0*stride+x1] - dark[y1*stride+x0] + dark[y0*stride+x0]
 			v := int32(g.Pix[y*g.Stride+x])
-			diff := s/n - v // darker than around: text on light
-			if 2*d > n {
+			diff := s/n - v  // darker than around: text on light
+			if 20*d > 13*n { // mostly dark: a dense glyph never fills 65% of the window
 				diff = v - s/n // lighter than around: text on dark
 			}
 			// Keep the glyphs' anti-aliased edges as grey: thin CJK

@@ -290,14 +290,19 @@ func duplicate(added []Element, box Rect, text string) bool {
 }
 
 // noise reports OCR lines that are no text a person would read: no letter
-// or digit, or a lone Latin character (icon edges read as "l" or "|").
+// or digit, a lone Latin character (icon edges read as "l" or "|"), or
+// nothing but stroke-like characters (a rule read as 一一).
 func noise(l ocr.Line) bool {
 	f := fold(l.Text)
 	if f == "" {
 		return true
 	}
 	rs := []rune(f)
-	return len(rs) == 1 && rs[0] < 0x2e80 && l.Confidence < 0.9
+	if len(rs) == 1 && rs[0] < 0x2e80 && l.Confidence < 0.9 {
+		return true
+	}
+	// Edges and rules read as strokes: 一, 丨, ー and the like alone.
+	return strings.Trim(f, "一丨ーｌlI") == ""
 }
 
 // splitLines cuts OCR lines at wide gaps between words: sparse-text
