@@ -103,21 +103,41 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// route is one endpoint of the API.
+type route struct {
+	pattern string
+	h       http.HandlerFunc
+}
+
+func (s *Server) api() []route {
+	return []route{
+		{"GET /status", s.status},
+		{"GET /runtime-info", s.runtimeInfo},
+		{"GET /session/targets", s.targets},
+		{"POST /session", s.createSession},
+		{"DELETE /session", s.deleteSession},
+		{"GET /action-space", s.actionSpace},
+		{"POST /interact", s.interact},
+		{"POST /execute", s.execute},
+		{"GET /task-progress/{id}", s.taskProgress},
+		{"POST /cancel/{id}", s.cancel},
+		{"GET /events", s.stream},
+		{"GET /screenshot", s.screenshot},
+		{"GET /mjpeg", s.mjpeg},
+	}
+}
+
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /status", s.status)
-	m.HandleFunc("GET /runtime-info", s.runtimeInfo)
-	m.HandleFunc("GET /session/targets", s.targets)
-	m.HandleFunc("POST /session", s.createSession)
-	m.HandleFunc("DELETE /session", s.deleteSession)
-	m.HandleFunc("GET /action-space", s.actionSpace)
-	m.HandleFunc("POST /interact", s.interact)
-	m.HandleFunc("POST /execute", s.execute)
-	m.HandleFunc("GET /task-progress/{id}", s.taskProgress)
-	m.HandleFunc("POST /cancel/{id}", s.cancel)
-	m.HandleFunc("GET /events", s.stream)
-	m.HandleFunc("GET /screenshot", s.screenshot)
-	m.HandleFunc("GET /mjpeg", s.mjpeg)
+	var list []string
+	for _, r := range s.api() {
+		m.HandleFunc(r.pattern, r.h)
+		list = append(list, r.pattern)
+	}
+	// Until the web UI is served at /, it lists the API.
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"name": "apex playground", "id": s.id, "endpoints": list})
+	})
 	s.mux = m
 }
 

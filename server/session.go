@@ -121,20 +121,31 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, err)
 		return
 	}
+	v, err := s.Connect(r.Context(), body.DeviceID)
+	if err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// Connect opens a session on the device id names ("" picks the only one),
+// as POST /session does. It fails if a session exists; a failed open
+// leaves the session required, with the error.
+func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 	ss := &s.sess
 	ss.mu.Lock()
 	if ss.state != StateRequired {
 		v := ss.viewLocked()
 		ss.mu.Unlock()
-		writeError(w, 0, &apiError{code: http.StatusConflict, err: fmt.Errorf("a session is %s: DELETE /session first", v.State),
-			fields: map[string]any{"session": v}})
-		return
+		return v, &apiError{code: http.StatusConflict, err: fmt.Errorf("a session is %s: DELETE /session first", v.State),
+			fields: map[string]any{"session": v}}
 	}
 	ss.state, ss.err = StateCreating, ""
 	ss.mu.Unlock()
 	s.publishSession()
 
-	drv, t, release, err := s.opts.Open(r.Context(), body.DeviceID)
+	drv, t, release, err := s.opts.Open(ctx, id)
 	ss.mu.Lock()
 	if err != nil {
 		ss.state, ss.err = StateRequired, err.Error()
@@ -146,12 +157,11 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	ss.mu.Unlock()
 	s.publishSession()
 	if err != nil {
-		s.log.Warn("open device", "device", body.DeviceID, "err", err)
-		writeError(w, 0, &apiError{code: http.StatusBadGateway, err: fmt.Errorf("opening device %q: %w", body.DeviceID, err),
-			fields: map[string]any{"session": v}})
-		return
+		s.log.Warn("open device", "device", id, "err", err)
+		return v, &apiError{code: http.StatusBadGateway, err: fmt.Errorf("opening device %q: %w", id, err),
+			fields: map[string]any{"session": v}}
 	}
-	writeJSON(w, http.StatusOK, v)
+	return v, nil
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {

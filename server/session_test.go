@@ -145,3 +145,27 @@ func TestSessionCreateFails(t *testing.T) {
 		t.Errorf("session after a good create = %v, want ready with the old error gone", sess)
 	}
 }
+
+func TestConnectAndIndex(t *testing.T) {
+	p := startPhone(t, nil)
+	v, err := p.srv.Connect(testCtx(t), "")
+	if err != nil || v.State != "ready" || v.Device == nil || v.Device.Serial != p.dev.Serial {
+		t.Fatalf("Connect = %+v, %v", v, err)
+	}
+	if _, err := p.srv.Connect(testCtx(t), ""); err == nil || !strings.Contains(err.Error(), "DELETE /session") {
+		t.Errorf("second Connect: %v, want an error saying to DELETE first", err)
+	}
+	idx := p.mustDo(200, "GET", "/", nil)
+	var list []string
+	for _, e := range idx["endpoints"].([]any) {
+		list = append(list, e.(string))
+	}
+	for _, want := range []string{"POST /session", "POST /execute", "GET /mjpeg"} {
+		if !strings.Contains(strings.Join(list, "\n"), want) {
+			t.Errorf("GET / lists %v, lacking %s", list, want)
+		}
+	}
+	if code, _ := p.raw("GET", "/nowhere", nil, nil); code != 404 {
+		t.Errorf("GET /nowhere: %d, want 404", code)
+	}
+}

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/store"
+	"github.com/spf13/cobra"
+)
+
+// PlaygroundOptions are the inputs of `apex playground`.
+type PlaygroundOptions struct {
+	Device DeviceFlags
+	Port   int // first port tried; the next free one is used
+	NoOpen bool
+	Config string // apex.yaml with a model: section
+	Dir    string // where tasks are recorded
+	// Getenv reads the model settings; default os.Getenv.
+	Getenv func(string) string
+	// OpenURL shows the playground; default: the system's browser.
+	OpenURL func(ctx context.Context, url string) error
+	// Serving, when set, is told the URL once the server listens.
+	Serving func(url string)
+}
+
+// DefaultPlaygroundPort is the first port `apex playground` tries.
+const DefaultPlaygroundPort = 5800
+
+// playgroundPorts is how many ports from --port are tried.
+const playgroundPorts = 100
+
+// simTargetID names the simulated phone a --sim playground starts.
+const simTargetID = "sim"
+
+func newCmdPlayground(env *Env) *cobra.Command {
+	opts := &PlaygroundOptions{}
+	cmd := &cobra.Command{
+		Use:   "playground",
+		Short: "Serve the playground API: a device session, manual actions, goals and a live preview",
+		Long: `Serve the playground on 127.0.0.1, from the first free port at --port on, and
+print its URL. Through its REST API a client opens a device session, runs
+actions of the action space by hand (POST /interact), runs goals with the AI
+runtime in the background (POST /execute, with progress on GET /events and
+GET /task-progress/ID, and POST /cancel/ID), and watches the screen
+(GET /screenshot, GET /mjpeg). GET / lists the endpoints.
+
+With --sim or --device the session is opened at start. Goals use the model
+configured in apex.yaml (or APEX_MODEL_*), or the offline rule planner.
+Ctrl-C stops the server and releases the device.`,
+		Example: `  apex playground --sim
+  apex playground --device emulator-5554 --port 6000 --no-open`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return playgroundRun(cmd.Context(), env, opts)
+		},
+	}
+	opts.Device.Register(cmd)
+	f := cmd.Flags()
+	f.IntVar(&opts.Port, "port", DefaultPlaygroundPort, "first port to try; the next free one is used (0: any free port)")
+	f.BoolVar(&opts.NoOpen, "no-open", false, "do not open the browser")
+	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
+	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
+	return cmd
+}
+
+func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = defaultRunsDir()
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open the runs directory %s: %w", dir, err)
+	}
+	defer st.Close()
+	cache, err := agent.OpenCache(ctx, "", st)
+	if err != nil {
+		return err
+	}
+	ln, err := listenFrom(opts.Port, playgroundPorts)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Options{
+		Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+			return playgroundOpen(ctx, env, opts.Device, id)
+		},
+		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
+		NewAgent: func(onEvent func(agent.Event)) (server.Agent, error) {
+			return newAgent(env, opts.Config, getenv, cache, onEvent)
+		},
+		Store: st,
+		Log:   env.Log,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer srv.Close()
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	url := "http://" + ln.Addr().String() + "/"
+	if opts.Device.Sim || opts.Device.ID != "" {
+		if _, err := srv.Connect(ctx, ""); err != nil {
+			fmt.Fprintf(env.Err, "apex: %v\n", err)
+		}
+	}
+	fmt.Fprintf(env.Out, "Apex playground: %s\n", url)
+	if opts.Serving != nil {
+		opts.Serving(url)
+	}
+	if !opts.NoOpen {
+		open := opts.OpenURL
+		if open == nil {
+			open = openInBrowser
+		}
+		if err := open(ctx, url); err != nil {
+			fmt.Fprintf(env.Err, "apex: could not open a browser (%v); open %s\n", err, url)
+		}
+	}
+
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+	}
+	// Ending the session and the event streams first lets Shutdown find
+	// every connection idle.
+	srv.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+	defer cancel()
+	if serr := hs.Shutdown(sctx); serr != nil {
+		hs.Close()
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving the playground: %w", err)
+	}
+	return nil
+}
+
+// listenFrom listens on 127.0.0.1 at the first free port of port,
+// port+1, … (n ports); port 0 takes any free port.
+func listenFrom(port, n int) (net.Listener, error) {
+	if port == 0 {
+		return net.Listen("tcp", "127.0.0.1:0")
+	}
+	var last error
+	for p := port; p < port+n && p <= 65535; p++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err == nil {
+			return ln, nil
+		}
+		last = err
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("no free port from %d to %d on 127.0.0.1 (%v): pass --port", port, port+n-1, last)
+}
+
+// playgroundOpen opens the session's device: the one the client chose,
+// else the one the flags name.
+func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, id string) (device.Driver, device.Target, func(), error) {
+	if flags.Sim {
+		if id != "" && id != simTargetID {
+			return nil, device.Target{}, nil, fmt.Errorf("this playground drives a simulated phone (%q), not %q: restart it without --sim", simTargetID, id)
+		}
+	} else if id != "" {
+		flags.ID = id
+	}
+	return openDevice(ctx, env, &flags)
+}
+
+// playgroundTargets lists the devices a session can open: with --sim the
+// simulated phone (started when the session opens), else every host's.
+func playgroundTargets(ctx context.Context, env *Env, flags DeviceFlags) ([]device.Target, error) {
+	if flags.Sim {
+		p := device.Android
+		if flags.SimPlatform == "ios" {
+			p = device.IOS
+		}
+		return []device.Target{{ID: simTargetID, Host: "sim", Platform: p, State: "device", Model: "simulated phone"}}, nil
+	}
+	hosts, err := deviceHosts(env)
+	if err != nil {
+		return nil, err
+	}
+	return device.NewRegistry(hosts...).Targets(ctx)
+}
