@@ -40,17 +40,18 @@ func (r *run) observe(ctx context.Context) (*screen, error) {
 
 // settle observes until two consecutive observations have the same
 // fingerprint, or SettleTimeout passes (then the last one is returned with
-// settled false). It waits on a ticker between observations, never a fixed
-// sleep before the first one.
+// settled false). Observations start at least SettleInterval apart, timed
+// from the start of the previous one: a device slower to answer than the
+// interval is observed again at once, never after a fixed sleep.
 func (r *run) settle(ctx context.Context) (*screen, error) {
+	tick := time.NewTicker(r.opts.SettleInterval)
+	defer tick.Stop()
 	prev, err := r.observe(ctx)
 	if err != nil {
 		return nil, err
 	}
 	deadline := time.NewTimer(r.opts.SettleTimeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(r.opts.SettleInterval)
-	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
