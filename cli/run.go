@@ -32,6 +32,7 @@ type RunOptions struct {
 	JUnit       string // --junit FILE.xml
 	ReportDir   string // --report-dir: where runs and reports are recorded
 	Config      string // --config: apex.yaml with the model settings of ai* steps
+	OCR         string // --ocr: auto, always or off
 	// Terminal forces (true) or disables (false) the live progress display;
 	// nil detects it from Out.
 	Terminal *bool
@@ -70,6 +71,7 @@ finishes every record.`,
 	f.IntVar(&opts.Retry, "retry", 0, "run a failed script again up to N times")
 	f.StringVar(&opts.Summary, "summary", "", "write a JSON summary of every script to this file")
 	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report (one testsuite per script, one testcase per task) to this file")
+	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "model settings for ai* steps (apex.yaml; APEX_MODEL_* override it); without a model, ai* goals in the controlled language still run")
 	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
@@ -83,6 +85,11 @@ type runJob struct {
 }
 
 func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
+	switch opts.OCR {
+	case "", "auto", runner.OCRAlways, runner.OCROff:
+	default:
+		return fmt.Errorf("--ocr %q: give auto, always or off", opts.OCR)
+	}
 	if opts.Concurrency < 1 {
 		return fmt.Errorf("--concurrency %d: give 1 or more", opts.Concurrency)
 	}
@@ -212,6 +219,9 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 		ro = *opts.Runner
 	}
 	ro.Store, ro.Device, ro.Log = st, target.ID, env.Log
+	if opts.OCR != "auto" {
+		ro.OCRMode = opts.OCR
+	}
 	// ai* steps run on the AI runtime, with the replay cache beside the
 	// script (written only when a step is resolved and succeeds).
 	cache, err := agent.OpenCache(ctx, agent.CachePath(j.file), st)

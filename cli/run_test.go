@@ -281,3 +281,16 @@ tasks:
 		t.Errorf("a goal only a model understands: %s", got)
 	}
 }
+
+// TestRunOCRFlag: the stale-tree example passes with OCR (the default,
+// auto), and --ocr takes only auto, always or off.
+func TestRunOCRFlag(t *testing.T) {
+	if _, _, err := run(t, "run", "--sim", "--ocr", "sometimes", "../examples/login.yaml"); err == nil || !strings.Contains(err.Error(), "give auto, always or off") {
+		t.Fatalf("--ocr sometimes: err = %v", err)
+	}
+	dir := t.TempDir()
+	out, errOut, err := run(t, "run", "--sim", "--app", "../examples/apps/arcade.yaml", "--report-dir", dir, "../examples/ocr/arcade-stale.yaml")
+	if err != nil {
+		t.Fatalf("arcade-stale with OCR: %v\n%s\n%s", err, out, errOut)
+	}
+}
