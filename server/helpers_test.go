@@ -20,7 +20,7 @@ import (
 
 // phone is a playground server driving one simulated phone.
 type phone struct {
-	t    *testing.T
+	t    testing.TB
 	dev  *lab.Device
 	srv  *server.Server
 	http *httptest.Server
@@ -35,7 +35,7 @@ type phoneOptions struct {
 }
 
 // startPhone starts a simulated phone and a playground server for it.
-func startPhone(t *testing.T, po *phoneOptions) *phone {
+func startPhone(t testing.TB, po *phoneOptions) *phone {
 	t.Helper()
 	if po == nil {
 		po = &phoneOptions{}
@@ -87,7 +87,7 @@ func startPhone(t *testing.T, po *phoneOptions) *phone {
 	return p
 }
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	t.Cleanup(cancel)
 	return ctx

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/apexagent/apex/agent"
@@ -93,12 +95,13 @@ func New(opts Options) (*Server, error) {
 // ID identifies this server process (GET /status).
 func (s *Server) ID() string { return s.id }
 
-// Handler serves the API.
+// Handler serves the API to loopback host names only (127.0.0.1,
+// localhost, ::1): the API has no token yet, so it must be bound there.
 func (s *Server) Handler() http.Handler { return guard(s.mux) }
 
 // Close cancels a running task, waits for it and ends the session.
 func (s *Server) Close() error {
-	s.destroy(context.Background())
+	s.destroy()
 	s.events.close()
 	return nil
 }
@@ -167,6 +170,12 @@ func (s *Server) runtimeInfo(w http.ResponseWriter, r *http.Request) {
 // browser.
 func guard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			// A page whose name was rebound to 127.0.0.1 sends its own
+			// name as Host (and Origin); only loopback names reach the API.
+			writeError(w, http.StatusForbidden, fmt.Errorf("host %q refused: the playground answers on 127.0.0.1 or localhost only", r.Host))
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
 			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
 				writeError(w, http.StatusForbidden, fmt.Errorf("cross-origin request from %s refused: open the playground at http://%s", o, r.Host))
@@ -178,6 +187,19 @@ func guard(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func sameOrigin(origin, host string) bool {

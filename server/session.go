@@ -165,7 +165,7 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
-	if err := s.destroy(r.Context()); err != nil {
+	if err := s.destroy(); err != nil {
 		writeError(w, 0, err)
 		return
 	}
@@ -174,7 +174,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 // destroy cancels a running task, waits for it and releases the device.
 // With no session it does nothing.
-func (s *Server) destroy(ctx context.Context) error {
+func (s *Server) destroy() error {
 	ss := &s.sess
 	ss.mu.Lock()
 	switch ss.state {
@@ -191,13 +191,11 @@ func (s *Server) destroy(ctx context.Context) error {
 	ss.mu.Unlock()
 	s.publishSession()
 	if t != nil {
+		// Waiting even when ctx ends keeps the task's last events and
+		// device calls from meeting the next session: a cancelled task
+		// ends promptly, as device calls are bounded.
 		t.cancel()
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			// The task ends on its own now that it is cancelled; the
-			// device is released regardless, which fails its last call.
-		}
+		<-t.done
 	}
 	ss.mu.Lock()
 	release := ss.release
