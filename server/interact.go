@@ -77,6 +77,13 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	if len(body.Params) == 0 || string(body.Params) == "null" {
 		body.Params = json.RawMessage("{}")
 	}
+	s.input.Lock()
+	defer s.input.Unlock()
+	// A task may have begun while this waited for the device.
+	if _, err := s.sess.open(true); err != nil {
+		writeError(w, 0, err)
+		return
+	}
 	ctx := r.Context()
 	res := &firstTarget{live: &locate.Live{Observe: observer(dev.drv)}}
 	start := time.Now()

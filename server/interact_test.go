@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -60,5 +61,29 @@ func TestInteractErrors(t *testing.T) {
 				t.Errorf("%d %v, want %d mentioning %q", code, m["error"], tc.code, tc.msg)
 			}
 		})
+	}
+}
+
+// TestInteractConcurrent sends manual actions at once: they run one at a
+// time and all succeed, and the phone ends where the last left it.
+func TestInteractConcurrent(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for i := range codes {
+		wg.Go(func() {
+			codes[i], _ = p.do("POST", "/interact", map[string]any{"action": "Home"})
+		})
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 200 {
+			t.Errorf("interact %d: %d", i, c)
+		}
+	}
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}})
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
+		t.Errorf("foreground = %q", fg)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apexagent/apex/agent"
@@ -60,7 +61,10 @@ type Server struct {
 	agent Agent
 	mux   *http.ServeMux
 
-	sess    session
+	sess session
+	// input serialises the device's input: manual actions one at a time,
+	// and a task starts only after the manual action in flight.
+	input   sync.Mutex
 	tasks   taskTable
 	events  broker
 	preview previewHub

@@ -213,6 +213,8 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice) {
 		s.events.publish(Message{Type: "task", RequestID: t.id, Task: &v})
 		s.publishSession()
 	}()
+	s.input.Lock()
+	defer s.input.Unlock()
 	res, err = s.agent.Act(ctx, agent.Task{Goal: t.goal, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: s.opts.Store})
 }
 

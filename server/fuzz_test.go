@@ -1,0 +1,51 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/server"
+)
+
+// FuzzRequestBodies sends any bytes as the JSON body of every POST: each
+// answer is a JSON error a client can show, never a crash or a 500.
+func FuzzRequestBodies(f *testing.F) {
+	srv, err := server.New(server.Options{
+		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
+			return nil, device.Target{}, nil, errors.New("no device here")
+		},
+		NewAgent: func(on func(agent.Event)) (server.Agent, error) { return agent.New(agent.Config{OnEvent: on}) },
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	for _, seed := range []string{`{}`, `{"deviceId": "x"}`, `{"action": "Tap", "params": {"locate": "OK"}}`,
+		`{"goal": "tap \"OK\""}`, `[]`, `null`, `{"goal": 1}`, `{"action": "Tap", "params": "x"}`, ``, `{`} {
+		f.Add(seed)
+	}
+	paths := []string{"/session", "/interact", "/execute", "/cancel/x"}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range paths {
+			req := httptest.NewRequest("POST", path, bytes.NewReader([]byte(body)))
+			req.Host = "127.0.0.1:5800"
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			var m map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+				t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
+			}
+			if msg, _ := m["error"].(string); rec.Code == http.StatusInternalServerError || rec.Code < 400 || msg == "" {
+				t.Errorf("POST %s %q: %d %v, want a 4xx or 502 error", path, body, rec.Code, m)
+			}
+		}
+	})
+}
