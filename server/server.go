@@ -120,6 +120,7 @@ func (s *Server) api() []route {
 	return []route{
 		{"GET /status", s.status},
 		{"GET /runtime-info", s.runtimeInfo},
+		{"GET /session/setup", s.setup},
 		{"GET /session/targets", s.targets},
 		{"POST /session", s.createSession},
 		{"DELETE /session", s.deleteSession},

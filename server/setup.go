@@ -1,0 +1,81 @@
+package server
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+
+	"github.com/apexagent/apex/device"
+)
+
+// Setup is the form a client shows to open a session (GET /session/setup).
+type Setup struct {
+	Session SessionView  `json:"session"`
+	Fields  []SetupField `json:"fields"`
+	// Submit is where the filled form goes, as a JSON object of the fields.
+	Submit struct {
+		Method string `json:"method"`
+		Path   string `json:"path"`
+	} `json:"submit"`
+	// AutoSubmit is set when no session exists and exactly one device is
+	// online: the client may open it without asking.
+	AutoSubmit bool `json:"autoSubmit"`
+	// Warnings say why the list may be incomplete (discovery failed).
+	Warnings []string `json:"warnings"`
+}
+
+// SetupField is one field of the setup form.
+type SetupField struct {
+	Name     string        `json:"name"`
+	Label    string        `json:"label"`
+	Type     string        `json:"type"` // select
+	Required bool          `json:"required"`
+	Default  string        `json:"default,omitempty"`
+	Options  []SetupOption `json:"options"`
+}
+
+// SetupOption is one choice of a select field.
+type SetupOption struct {
+	Value    string `json:"value"`
+	Label    string `json:"label"`
+	Disabled bool   `json:"disabled,omitempty"`
+	Hint     string `json:"hint,omitempty"` // what to do to make it usable
+}
+
+func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
+	out := Setup{Session: s.sess.view(), Warnings: []string{}}
+	out.Submit.Method, out.Submit.Path = http.MethodPost, "/session"
+	var ts []device.Target
+	if s.opts.Targets != nil {
+		var err error
+		if ts, err = s.opts.Targets(r.Context()); err != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("listing devices failed: %v", err))
+		}
+	}
+	field := SetupField{Name: "deviceId", Label: "Device", Type: "select", Required: true, Options: []SetupOption{}}
+	var online []string
+	for _, t := range ts {
+		o := SetupOption{Value: t.ID, Label: cmp.Or(t.Model, t.Serial, t.ID), Disabled: !t.Ready(), Hint: t.Hint}
+		if o.Label != t.ID {
+			o.Label += " (" + t.ID + ")"
+		}
+		if o.Disabled {
+			o.Label += " — " + t.State
+		} else {
+			online = append(online, t.ID)
+		}
+		field.Options = append(field.Options, o)
+	}
+	if len(online) == 1 {
+		field.Default = online[0]
+		out.AutoSubmit = out.Session.State == StateRequired
+	}
+	switch {
+	case len(ts) == 0 && len(out.Warnings) == 0:
+		out.Warnings = append(out.Warnings, "no device found: connect one (adb devices lists it) or start a simulated phone (apex sim)")
+	case len(ts) > 0 && len(online) == 0:
+		out.Warnings = append(out.Warnings, "no device is online: see each device's hint")
+	}
+	out.Fields = []SetupField{field}
+	writeJSON(w, http.StatusOK, out)
+}
