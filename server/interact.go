@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,6 +87,11 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	res := &firstTarget{live: &locate.Live{Observe: observer(dev.drv)}}
+	recording := s.rec.recording()
+	var before []byte
+	if recording {
+		before = s.shot(ctx, dev)
+	}
 	start := time.Now()
 	if err := a.Run(ctx, &action.Env{Driver: dev.drv, Resolver: res, Log: s.log}, body.Params); err != nil {
 		writeError(w, actionStatus(err), fmt.Errorf("%s: %w", a.Name(), err))
@@ -101,6 +107,12 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Scene = sc.Text()
+	if recording {
+		var params bytes.Buffer
+		_ = json.Compact(&params, body.Params) // valid: the action decoded it
+		s.rec.add(Recorded{Time: start, Action: a.Name(), Params: params.Bytes(), Element: out.Element, Point: out.Point,
+			Device: dev.target.ID, before: before, after: s.shot(ctx, dev)})
+	}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -146,4 +158,14 @@ func (f *firstTarget) Resolve(ctx context.Context, l action.Locator) (action.Tar
 		f.first = &t
 	}
 	return t, err
+}
+
+// shot is a screenshot for the record, nil when it fails.
+func (s *Server) shot(ctx context.Context, dev sessionDevice) []byte {
+	img, err := dev.drv.Screenshot(ctx)
+	if err != nil {
+		s.log.Warn("recorder screenshot", "device", dev.target.ID, "err", err)
+		return nil
+	}
+	return img
 }

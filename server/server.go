@@ -68,6 +68,7 @@ type Server struct {
 	tasks   taskTable
 	events  broker
 	preview previewHub
+	rec     recorder
 }
 
 // New builds a Server; it opens no device until POST /session.
@@ -132,6 +133,11 @@ func (s *Server) api() []route {
 		{"GET /events", s.stream},
 		{"GET /screenshot", s.screenshot},
 		{"GET /mjpeg", s.mjpeg},
+		{"POST /recorder/start", s.recorderStart},
+		{"POST /recorder/stop", s.recorderStop},
+		{"GET /recorder/events", s.recorderEvents},
+		{"GET /recorder/screenshot/{seq}/{which}", s.recorderScreenshot},
+		{"GET /recorder/export", s.recorderExport},
 	}
 }
 

@@ -1,0 +1,101 @@
+package server_test
+
+import (
+	"bytes"
+	"image/png"
+	"strings"
+	"testing"
+
+	"encoding/json"
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/store"
+)
+
+// TestRecorderExportReplays records manual actions, exports them as a
+// script, and replays it with the runner on the same phone.
+func TestRecorderExportReplays(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	if code, _ := p.do("POST", "/recorder/stop", nil); code != 409 {
+		t.Errorf("stop before start: %d, want 409", code)
+	}
+	if code, _ := p.raw("GET", "/recorder/export", nil, nil); code != 409 {
+		t.Errorf("export of nothing: %d, want 409", code)
+	}
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Home"}) // not recorded
+	p.mustDo(200, "POST", "/recorder/start", nil)
+	if code, _ := p.do("POST", "/recorder/start", nil); code != 409 {
+		t.Errorf("second start: %d, want 409", code)
+	}
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}})
+	p.mustDo(422, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "No Such Thing"}}) // failed: not recorded
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": map[string]any{"text": "Network & internet"}}})
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "AndroidBackButton"})
+	if m := p.mustDo(200, "POST", "/recorder/stop", nil); m["events"] != 3.0 {
+		t.Errorf("stop = %v, want 3 events", m)
+	}
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Home"}) // after stop: not recorded
+
+	evs := p.mustDo(200, "GET", "/recorder/events", nil)["events"].([]any)
+	var names []string
+	for _, e := range evs {
+		names = append(names, e.(map[string]any)["action"].(string))
+	}
+	if strings.Join(names, " ") != "Tap Tap Back" {
+		t.Fatalf("recorded %v, want Tap Tap Back", names)
+	}
+	first := evs[0].(map[string]any)
+	if el, _ := first["element"].(map[string]any); el == nil || !strings.Contains(el["text"].(string), "Settings") {
+		t.Errorf("first action touched %v, want the Settings icon", first["element"])
+	}
+	for _, which := range []string{"before", "after"} {
+		code, img := p.raw("GET", first[which].(string), nil, nil)
+		if _, err := png.Decode(bytes.NewReader(img)); code != 200 || err != nil {
+			t.Errorf("%s screenshot: %d %v", which, code, err)
+		}
+	}
+	if code, _ := p.raw("GET", "/recorder/screenshot/9/before", nil, nil); code != 404 {
+		t.Errorf("screenshot of action 9: %d, want 404", code)
+	}
+
+	code, yml := p.raw("GET", "/recorder/export", nil, nil)
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, yml)
+	}
+	s, err := script.Load(yml, "recorded.yaml", &script.Options{Action: func(name string, params json.RawMessage) (bool, error) {
+		a, ok := action.ForPlatform(device.Android).Lookup(name)
+		if !ok || params == nil {
+			return ok, nil
+		}
+		_, err := a.Decode(params)
+		return true, err
+	}})
+	if err != nil {
+		t.Fatalf("the export does not load: %v\n%s", err, yml)
+	}
+	p.dev.Phone.ForceStop("com.apex.settings")
+	if fg, _ := p.dev.Phone.Foreground(); fg == "com.apex.settings" {
+		t.Fatal("settings still in front before the replay")
+	}
+	d, err := android.OpenDirect(testCtx(t), p.dev.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, OCRMode: runner.OCROff})
+	if err != nil || res.Status != "passed" || res.Steps != 3 {
+		t.Fatalf("replay: %v, %+v\n%s", err, res, yml)
+	}
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
+		t.Errorf("after the replay the foreground is %q, want com.apex.settings", fg)
+	}
+}
