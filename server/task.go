@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/store"
 )
 
 // keepTasks is how many finished tasks /task-progress still answers for.
@@ -34,10 +35,12 @@ type TaskView struct {
 	Goal      string `json:"goal"`
 	// Status is running, then the agent's done, failed, review_required
 	// or canceled, or error when the task could not run at all.
-	Status   string        `json:"status"`
-	Error    string        `json:"error,omitempty"`
-	Result   *agent.Result `json:"result,omitempty"`
-	Progress []Progress    `json:"progress"`
+	Status string        `json:"status"`
+	Error  string        `json:"error,omitempty"`
+	Result *agent.Result `json:"result,omitempty"`
+	// RunID is the task's run in the store (apex report RUN-ID).
+	RunID    string     `json:"runId,omitempty"`
+	Progress []Progress `json:"progress"`
 }
 
 const statusRunning = "running"
@@ -53,6 +56,7 @@ type task struct {
 	err      string
 	result   *agent.Result
 	progress []Progress
+	runID    string
 }
 
 func (t *task) add(e agent.Event) Progress {
@@ -68,7 +72,7 @@ func (t *task) add(e agent.Event) Progress {
 func (t *task) view(since int) TaskView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := TaskView{RequestID: t.id, Goal: t.goal, Status: t.status, Error: t.err, Result: t.result, Progress: []Progress{}}
+	v := TaskView{RequestID: t.id, Goal: t.goal, Status: t.status, Error: t.err, Result: t.result, RunID: t.runID, Progress: []Progress{}}
 	if since < len(t.progress) {
 		v.Progress = append(v.Progress, t.progress[max(since, 0):]...)
 	}
@@ -215,7 +219,40 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice) {
 	}()
 	s.input.Lock()
 	defer s.input.Unlock()
-	res, err = s.agent.Act(ctx, agent.Task{Goal: t.goal, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: s.opts.Store})
+	at := agent.Task{Goal: t.goal, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: s.opts.Store}
+	if st := s.opts.Store; st != nil {
+		run, rerr := st.StartRun(ctx, store.Run{Name: "playground: " + t.goal, Device: dev.target.ID})
+		if rerr != nil {
+			err = fmt.Errorf("record the task: %w", rerr)
+			return
+		}
+		at.RunID = run.ID
+		t.mu.Lock()
+		t.runID = run.ID
+		t.mu.Unlock()
+		defer func() {
+			status, reason := runStatus(res, err)
+			if ferr := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); ferr != nil {
+				s.log.Warn("finish the record", "run", run.ID, "err", ferr)
+			}
+		}()
+	}
+	res, err = s.agent.Act(ctx, at)
+}
+
+// runStatus is the run record's status for how a task ended.
+func runStatus(res *agent.Result, err error) (string, string) {
+	switch {
+	case res == nil && err != nil:
+		return store.StatusError, err.Error()
+	case res == nil:
+		return store.StatusError, "the runtime panicked"
+	case res.Status == agent.Done:
+		return store.StatusPassed, ""
+	case res.Status == agent.Canceled:
+		return store.StatusCanceled, res.Reason
+	}
+	return store.StatusFailed, res.Reason
 }
 
 // onEvent routes the runtime's events to the running task: one task runs

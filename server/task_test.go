@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/store"
 )
 
 // longGoal runs for about 20 s unless cancelled.
@@ -186,5 +189,36 @@ func TestProgressEvents(t *testing.T) {
 	v = p.mustDo(200, "GET", "/task-progress/"+id+"?since=2", nil)
 	if pr := v["progress"].([]any); len(pr) != len(types)-2 || pr[0].(map[string]any)["seq"].(float64) != 3 {
 		t.Errorf("since=2 gave %v", pr)
+	}
+}
+
+// TestExecuteRecordsRun: with a store, each task is a run whose status
+// follows the task's end.
+func TestExecuteRecordsRun(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := startPhone(t, &phoneOptions{opts: server.Options{Store: st}})
+	p.ready()
+	for _, tc := range []struct{ goal, status string }{
+		{`tap "Settings", then check "Network & internet" exists`, store.StatusPassed},
+		{`check "No Such Thing" exists`, store.StatusFailed},
+	} {
+		id := p.mustDo(202, "POST", "/execute", map[string]string{"goal": tc.goal})["requestId"].(string)
+		v := p.wait(id)
+		runID, _ := v["runId"].(string)
+		if runID == "" {
+			t.Fatalf("task %v has no runId", v)
+		}
+		run, err := st.Run(testCtx(t), runID)
+		if err != nil || run.Status != tc.status || run.Device != "sim/"+p.dev.Serial || !strings.Contains(run.Name, tc.goal) {
+			t.Errorf("run of %q: %+v %v, want %s", tc.goal, run, err, tc.status)
+		}
+		taskID := v["result"].(map[string]any)["task_id"].(string)
+		if evs, err := st.Events(testCtx(t), taskID); err != nil || len(evs) != len(v["progress"].([]any)) {
+			t.Errorf("stored %d events (%v), progress has %d", len(evs), err, len(v["progress"].([]any)))
+		}
 	}
 }
