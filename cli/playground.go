@@ -48,11 +48,13 @@ func newCmdPlayground(env *Env) *cobra.Command {
 		Use:   "playground",
 		Short: "Serve the playground API: a device session, manual actions, goals and a live preview",
 		Long: `Serve the playground on 127.0.0.1, from the first free port at --port on, and
-print its URL. Through its REST API a client opens a device session, runs
-actions of the action space by hand (POST /interact), runs goals with the AI
-runtime in the background (POST /execute, with progress on GET /events and
-GET /task-progress/ID, and POST /cancel/ID), and watches the screen
-(GET /screenshot, GET /mjpeg). GET / lists the endpoints.
+print its URL. Through its REST API a client opens a device session
+(GET /session/setup, POST /session), runs actions of the action space by hand
+(POST /interact), runs goals with the AI runtime in the background
+(POST /execute, with progress on GET /events and GET /task-progress/ID, and
+POST /cancel/ID), watches the screen (GET /screenshot, GET /mjpeg), and
+records manual actions as a script that apex run replays (/recorder/start,
+/recorder/stop, /recorder/export). GET / lists the endpoints.
 
 With --sim or --device the session is opened at start. Goals use the model
 configured in apex.yaml (or APEX_MODEL_*), or the offline rule planner.
