@@ -261,7 +261,7 @@ func readJSON(r *http.Request, v any) error {
 		if errors.As(err, &tooBig) {
 			return errorf(http.StatusRequestEntityTooLarge, "request body over %d bytes", tooBig.Limit)
 		}
-		return errorf(http.StatusBadRequest, "request body: want a JSON object: %v", err)
+		return errorf(http.StatusBadRequest, "request body: want a JSON object: %w", err)
 	}
 	return nil
 }
