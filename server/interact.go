@@ -94,6 +94,10 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	if err := a.Run(ctx, &action.Env{Driver: dev.drv, Resolver: res, Log: s.log}, body.Params); err != nil {
+		if errors.Is(err, device.ErrOffline) {
+			s.relinkAnswer(w, r, dev, a.Name(), err)
+			return
+		}
 		writeError(w, actionStatus(err), fmt.Errorf("%s: %w", a.Name(), err))
 		return
 	}
@@ -168,4 +172,19 @@ func (s *Server) shot(ctx context.Context, dev sessionDevice) []byte {
 		return nil
 	}
 	return img
+}
+
+// relinkAnswer reconnects a broken device link and tells the client: the
+// action may or may not have reached the device, so it is never repeated
+// here; the client retries once the session is ready.
+func (s *Server) relinkAnswer(w http.ResponseWriter, r *http.Request, dev sessionDevice, name string, cause error) {
+	if err := s.relink(r.Context(), dev.drv); err != nil {
+		writeError(w, 0, &apiError{code: http.StatusBadGateway,
+			err:    fmt.Errorf("%s: the link to %s broke (%v) and reopening it failed: %w; POST /session to start again", name, dev.target.ID, cause, err),
+			fields: map[string]any{"session": s.sess.view()}})
+		return
+	}
+	writeError(w, 0, &apiError{code: http.StatusServiceUnavailable,
+		err:    fmt.Errorf("%s: the link to %s broke (%v); it is reconnected and the action was not repeated: check the screen and retry", name, dev.target.ID, cause),
+		fields: map[string]any{"retry": true, "session": s.sess.view()}})
 }

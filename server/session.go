@@ -22,6 +22,9 @@ const (
 	StateReady      = "ready"
 	StateRunning    = "running"
 	StateDestroying = "destroying"
+	// StateRecreating is a session whose device link broke being opened
+	// again.
+	StateRecreating = "recreating"
 )
 
 // session is the one device the playground drives.
@@ -34,6 +37,7 @@ type session struct {
 	space   *action.Space
 	release func()
 	running *task
+	openID  string // the id the session was opened with, to reopen it
 }
 
 // SessionView is the session as clients see it.
@@ -84,6 +88,8 @@ func (ss *session) open(idle bool) (sessionDevice, error) {
 	switch {
 	case ss.state == StateRunning && idle:
 		return sessionDevice{}, runningError(ss.running)
+	case ss.state == StateRecreating:
+		return sessionDevice{}, errorf(http.StatusServiceUnavailable, "reconnecting to the device: retry in a moment")
 	case ss.state != StateReady && ss.state != StateRunning:
 		return sessionDevice{}, errNoSession
 	}
@@ -151,7 +157,7 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 		ss.state, ss.err = StateRequired, err.Error()
 	} else {
 		ss.state, ss.drv, ss.target, ss.release = StateReady, drv, t, release
-		ss.space = action.ForPlatform(t.Platform)
+		ss.space, ss.openID = action.ForPlatform(t.Platform), id
 	}
 	v := ss.viewLocked()
 	ss.mu.Unlock()
@@ -181,7 +187,7 @@ func (s *Server) destroy() error {
 	case StateRequired:
 		ss.mu.Unlock()
 		return nil
-	case StateCreating, StateDestroying:
+	case StateCreating, StateDestroying, StateRecreating:
 		st := ss.state
 		ss.mu.Unlock()
 		return errorf(http.StatusConflict, "the session is %s: try again when it is done", st)
@@ -213,3 +219,36 @@ func (s *Server) publishSession() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// relink opens the session's device again after its link broke (an error
+// wrapping device.ErrOffline from broken). Nothing is repeated on the
+// device: the caller tells its client to retry. When the device cannot be
+// opened the session is required again, with the error.
+func (s *Server) relink(ctx context.Context, broken device.Driver) error {
+	ss := &s.sess
+	ss.mu.Lock()
+	if ss.drv != broken || ss.state != StateReady {
+		// Relinked by another caller already, or no longer ours to fix.
+		ss.mu.Unlock()
+		return nil
+	}
+	ss.state = StateRecreating
+	release, id := ss.release, ss.openID
+	ss.mu.Unlock()
+	s.publishSession()
+	release()
+	drv, t, rel, err := s.opts.Open(ctx, id)
+	ss.mu.Lock()
+	if err != nil {
+		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil
+	} else {
+		ss.state, ss.drv, ss.target, ss.release = StateReady, drv, t, rel
+		ss.space = action.ForPlatform(t.Platform)
+	}
+	ss.mu.Unlock()
+	s.publishSession()
+	if err != nil {
+		s.log.Warn("reopen device", "device", id, "err", err)
+	}
+	return err
+}
