@@ -84,7 +84,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 		return fmt.Errorf("open the runs directory %s: %w", dir, err)
 	}
 	defer st.Close()
-	d, t, release, err := openChosenDevice(ctx, env, &opts.Device)
+	d, t, release, err := openDevice(ctx, env, &opts.Device)
 	if err != nil {
 		return err
 	}

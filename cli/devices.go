@@ -84,56 +84,6 @@ func allFailed(err error, hosts int) bool {
 	return hosts == 1
 }
 
-// openChosenDevice is openDevice for commands that drive one device, with
-// the error a person needs when --device was left out and several devices
-// are attached.
-func openChosenDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
-	d, t, release, err := openDevice(ctx, env, f)
-	var amb *device.AmbiguousError
-	switch {
-	case errors.As(err, &amb) && amb.Query == "":
-		err = &chooseError{amb}
-	case errors.Is(err, device.ErrNotFound) && f.ID == "" && !f.Sim:
-		err = notReadyError(ctx, env, err)
-	}
-	return d, t, release, err
-}
-
-// notReadyError explains "no device attached" when devices are attached
-// but none can be driven (a phone whose debugging prompt was not
-// accepted, say): it names each and what to do.
-func notReadyError(ctx context.Context, env *Env, err error) error {
-	hosts, herr := deviceHosts(env)
-	if herr != nil {
-		return err
-	}
-	ts, _ := device.NewRegistry(hosts...).Targets(ctx)
-	var why []string
-	for _, t := range ts {
-		if !t.Ready() {
-			w := t.ID + " is " + t.State
-			if t.Hint != "" {
-				w += ": " + t.Hint
-			}
-			why = append(why, w)
-		}
-	}
-	if len(why) == 0 {
-		return err
-	}
-	return fmt.Errorf("no device is ready: %s: %w", strings.Join(why, "; "), device.ErrOffline)
-}
-
-// chooseError is an empty --device with several devices attached.
-type chooseError struct{ *device.AmbiguousError }
-
-func (e *chooseError) Error() string {
-	return fmt.Sprintf("%d devices are attached: choose one with --device ID (any unique part of it): %s",
-		len(e.Candidates), strings.Join(e.Candidates, ", "))
-}
-
-func (e *chooseError) Unwrap() error { return e.AmbiguousError }
-
 // watcher is a host that reports its devices as they change.
 type watcher interface {
 	Watch(ctx context.Context) iter.Seq2[[]device.Target, error]

@@ -81,7 +81,7 @@ func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
 	if _, err := a.Decode(raw); err != nil {
 		return &doError{action: a.Name(), err: err}
 	}
-	d, t, release, err := openChosenDevice(ctx, env, &opts.Device)
+	d, t, release, err := openDevice(ctx, env, &opts.Device)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 		return fmt.Errorf("--retry %d: give 0 or more", opts.Retry)
 	}
 	if opts.Open == nil {
-		opts.Open = openChosenDevice
+		opts.Open = openDevice
 	}
 	dir := opts.ReportDir
 	if dir == "" {

@@ -39,7 +39,7 @@ command alone.`,
 					return fmt.Errorf("saving the screenshot: no directory %s for %s", dir, opts.Output)
 				}
 			}
-			d, t, release, err := openChosenDevice(cmd.Context(), env, &opts.Device)
+			d, t, release, err := openDevice(cmd.Context(), env, &opts.Device)
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ XML on Android), or with --scene the pruned Scene a model reads.`,
 			if opts.Budget <= 0 {
 				return fmt.Errorf("--budget %d: give the most bytes of scene text, e.g. %d", opts.Budget, scene.DefaultBudget)
 			}
-			d, _, release, err := openChosenDevice(cmd.Context(), env, &opts.Device)
+			d, _, release, err := openDevice(cmd.Context(), env, &opts.Device)
 			if err != nil {
 				return err
 			}

@@ -76,6 +76,10 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
+	if e.Query == "" {
+		return fmt.Sprintf("%d devices are attached: choose one with --device ID (any unique part of it): %s",
+			len(e.Candidates), strings.Join(e.Candidates, ", "))
+	}
 	return fmt.Sprintf("device %q is ambiguous: it matches %s; give more of the ID", e.Query, strings.Join(e.Candidates, ", "))
 }
 
@@ -95,6 +99,9 @@ func (r *Registry) Resolve(ctx context.Context, query string) (Target, error) {
 		case 1:
 			return ready[0], nil
 		case 0:
+			if why := notReady(ts); why != "" {
+				return Target{}, fmt.Errorf("no device is ready: %s: %w", why, errors.Join(ErrOffline, listErr))
+			}
 			return Target{}, fmt.Errorf("no device attached: connect one (adb connect HOST:PORT) or pass --sim: %w", errors.Join(ErrNotFound, listErr))
 		default:
 			return Target{}, &AmbiguousError{Query: query, Candidates: ids(ready)}
@@ -156,4 +163,20 @@ func ids(ts []Target) []string {
 		out[i] = t.ID
 	}
 	return out
+}
+
+// notReady names each attached device that cannot be driven in its state
+// (an unauthorized phone, say) with what to do about it.
+func notReady(ts []Target) string {
+	var why []string
+	for _, t := range ts {
+		if !t.Ready() {
+			w := t.ID + " is " + t.State
+			if t.Hint != "" {
+				w += ": " + t.Hint
+			}
+			why = append(why, w)
+		}
+	}
+	return strings.Join(why, "; ")
 }

@@ -3,6 +3,7 @@ package device
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,28 @@ func TestParseKey(t *testing.T) {
 	}
 	if _, err := ParseKey("warp"); err == nil {
 		t.Error("ParseKey(warp) succeeded; want an error listing the keys")
+	}
+}
+
+// TestRegistryResolveNoChoice: with no device named, several ready devices
+// ask for a choice, and attached devices that are not ready are named with
+// what to do, instead of "no device attached".
+func TestRegistryResolveNoChoice(t *testing.T) {
+	ctx := context.Background()
+	two := NewRegistry(listHost{"adb", []Target{target("adb", "A1", "device"), target("adb", "B2", "device")}})
+	_, err := two.Resolve(ctx, "")
+	if err == nil || !strings.Contains(err.Error(), "2 devices are attached: choose one with --device ID") ||
+		!strings.Contains(err.Error(), "adb/A1, adb/B2") {
+		t.Errorf("two ready devices: %v", err)
+	}
+	unauth := target("adb", "R58", "unauthorized")
+	unauth.Hint = "accept the prompt on the phone"
+	_, err = NewRegistry(listHost{"adb", []Target{unauth}}).Resolve(ctx, "")
+	if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), "no device is ready: adb/R58 is unauthorized: accept the prompt on the phone") {
+		t.Errorf("only an unauthorized device: %v", err)
+	}
+	_, err = NewRegistry(listHost{"adb", nil}).Resolve(ctx, "")
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no device attached") {
+		t.Errorf("no device: %v", err)
 	}
 }
