@@ -138,6 +138,8 @@ func (s *Server) api() []route {
 		{"GET /recorder/events", s.recorderEvents},
 		{"GET /recorder/screenshot/{seq}/{which}", s.recorderScreenshot},
 		{"GET /recorder/export", s.recorderExport},
+		{"GET /report/{run}", s.runReport},
+		{"GET /runs/{run}/{file...}", s.runFile},
 	}
 }
 

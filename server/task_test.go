@@ -216,9 +216,34 @@ func TestExecuteRecordsRun(t *testing.T) {
 		if err != nil || run.Status != tc.status || run.Device != "sim/"+p.dev.Serial || !strings.Contains(run.Name, tc.goal) {
 			t.Errorf("run of %q: %+v %v, want %s", tc.goal, run, err, tc.status)
 		}
+		code, page := p.raw("GET", "/report/"+runID, nil, nil) // follows the redirect
+		if code != 200 || !strings.Contains(string(page), "<html") || !strings.Contains(string(page), "Settings") && tc.status == store.StatusPassed {
+			t.Errorf("report of run %s: %d\n%.300s", runID, code, page)
+		}
 		taskID := v["result"].(map[string]any)["task_id"].(string)
 		if evs, err := st.Events(testCtx(t), taskID); err != nil || len(evs) != len(v["progress"].([]any)) {
 			t.Errorf("stored %d events (%v), progress has %d", len(evs), err, len(v["progress"].([]any)))
 		}
+	}
+}
+
+func TestRunFilesGuarded(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := startPhone(t, &phoneOptions{opts: server.Options{Store: st}})
+	for _, path := range []string{"/report/nope", "/runs/nope/report.html", "/runs/..%2F..%2Fetc/passwd"} {
+		if code, _ := p.raw("GET", path, nil, nil); code != 404 {
+			t.Errorf("GET %s: %d, want 404", path, code)
+		}
+	}
+	run, err := st.StartRun(testCtx(t), store.Run{Name: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := p.raw("GET", "/runs/"+run.ID+"/../../apex.db", nil, nil); code == 200 {
+		t.Errorf("a path climbing out of the run was served")
 	}
 }
