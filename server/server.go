@@ -1,7 +1,8 @@
 // Package server is the playground's HTTP API: one device session at a
-// time, manual actions from the action space, goals run by the AI runtime
-// in the background with streamed progress, and a live preview of the
-// screen. It binds nothing itself; the caller serves Handler (on 127.0.0.1).
+// time, manual actions from the action space (recorded into scripts on
+// request), goals run by the AI runtime in the background with streamed
+// progress and a report, and a live preview of the screen. It binds
+// nothing itself; the caller serves Handler on 127.0.0.1.
 package server
 
 import (
@@ -43,7 +44,8 @@ type Options struct {
 	// NewAgent builds the runtime that runs goals; it must pass onEvent as
 	// agent.Config.OnEvent, so progress reaches the server.
 	NewAgent func(onEvent func(agent.Event)) (Agent, error)
-	// Store records the tasks' events (nil: in memory only).
+	// Store records each task as a run with its events, for reports (nil:
+	// in memory only, and no /report).
 	Store *store.Store
 	Log   *slog.Logger
 	// FrameInterval is how often the preview looks for a new screen
