@@ -88,6 +88,7 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdMCP(env),
 		newCmdAct(env),
 		newCmdModel(env),
+		newCmdPlayground(env),
 	)
 	return root
 }
