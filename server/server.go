@@ -152,10 +152,7 @@ func (s *Server) routes() {
 		m.HandleFunc(r.pattern, r.h)
 		list = append(list, r.pattern)
 	}
-	// Until the web UI is served at /, it lists the API.
-	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"name": "apex playground", "id": s.id, "endpoints": list})
-	})
+	s.serveUI(m, list) // the web page at /; GET /api lists the endpoints
 	s.mux = m
 }
 

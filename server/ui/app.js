@@ -1,0 +1,509 @@
+// The Apex playground page: the conversation panel (session, goals and their
+// progress) on the left, the device's live screen on the right. It talks to
+// the playground's REST API on the same origin only.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+const ui = {
+  session: null,     // the SessionView last seen
+  dims: null,        // {w, h}: the device's screen in pixels
+  task: null,        // {id, since, ended}: the task this page follows
+  preview: "",       // "", "mjpeg" or "screenshot"
+  shotTimer: 0,
+  pollTimer: 0,
+  autoTried: false,
+};
+
+// api sends a request with an optional JSON body and returns the decoded
+// answer; a non-2xx answer throws an Error carrying the API's message.
+async function api(method, path, body) {
+  const opts = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, opts);
+  const type = res.headers.get("Content-Type") || "";
+  const data = type.includes("json") ? await res.json() : await res.text();
+  if (!res.ok) {
+    const err = new Error((data && data.error) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    err.data = data;
+    throw err;
+  }
+  return data;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// addLog appends a node to the conversation and keeps the newest in view.
+function addLog(node) {
+  const log = $("log");
+  const empty = log.querySelector(".empty");
+  if (empty) empty.remove();
+  const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  log.appendChild(node);
+  if (stick) log.scrollTop = log.scrollHeight;
+  return node;
+}
+
+function logError(text) { addLog(el("div", "msg error", text)); }
+
+// ---- session ----
+
+function live(state) { return state === "ready" || state === "running"; }
+
+function setSession(v) {
+  if (!v) return;
+  const was = ui.session ? ui.session.state : "";
+  ui.session = v;
+  const st = v.state;
+  document.body.dataset.session = st;
+  const pill = $("status");
+  pill.textContent = st === "required" ? "no device" : st;
+  pill.dataset.state = st;
+  const d = v.device;
+  $("device-name").textContent = d ? `${d.model || d.serial || d.id} · ${d.platform}` : "";
+  $("disconnect").hidden = !live(st);
+  $("setup").hidden = st !== "required";
+  $("run").disabled = st !== "ready" || !!(ui.task && !ui.task.ended);
+  for (const id of ["back", "home", "rec-start", "rec-export"]) $(id).disabled = st !== "ready";
+  $("type-form").querySelector("button").disabled = st !== "ready";
+  if (d && d.width > 0 && d.height > 0) ui.dims = { w: d.width, h: d.height };
+  if (live(st)) {
+    startPreview();
+  } else if (st === "required") {
+    stopPreview();
+    ui.dims = null;
+    if (was !== "required") loadSetup();
+  }
+  if (st === "required" && v.error) $("preview-msg").textContent = "Connecting failed: " + v.error;
+  // A task started elsewhere (or before a reload) is followed too.
+  if (st === "running" && v.requestId && (!ui.task || ui.task.id !== v.requestId)) follow(v.requestId, null);
+}
+
+async function refreshSession() {
+  try {
+    const info = await api("GET", "/runtime-info");
+    setSession(info.session);
+  } catch (e) {
+    $("status").textContent = "server unreachable";
+    $("status").dataset.state = "offline";
+  }
+}
+
+async function loadSetup() {
+  let s;
+  try {
+    s = await api("GET", "/session/setup");
+  } catch (e) {
+    logError("Listing devices failed: " + e.message);
+    return;
+  }
+  const sel = $("device-select");
+  sel.replaceChildren();
+  const hints = $("setup-hints");
+  hints.replaceChildren();
+  const field = (s.fields || []).find((f) => f.name === "deviceId") || { options: [] };
+  for (const o of field.options) {
+    const opt = el("option", "", o.label);
+    opt.value = o.value;
+    opt.disabled = !!o.disabled;
+    if (o.value === field.default) opt.selected = true;
+    sel.appendChild(opt);
+    if (o.hint) hints.appendChild(el("li", "", `${o.label}: ${o.hint}`));
+  }
+  for (const w of s.warnings || []) hints.appendChild(el("li", "", w));
+  $("connect").disabled = !field.options.some((o) => !o.disabled);
+  if (s.autoSubmit && !ui.autoTried) {
+    ui.autoTried = true;
+    connect(field.default);
+  }
+}
+
+async function connect(id) {
+  $("connect").disabled = true;
+  setSession({ state: "creating" });
+  try {
+    setSession(await api("POST", "/session", { deviceId: id || "" }));
+  } catch (e) {
+    logError("Connecting failed: " + e.message);
+    await refreshSession();
+  }
+}
+
+async function disconnect() {
+  try {
+    await api("DELETE", "/session");
+  } catch (e) {
+    logError("Disconnecting failed: " + e.message);
+  }
+  refreshSession();
+}
+
+// ---- goals ----
+
+const endStatuses = new Set(["done", "failed", "review_required", "canceled", "error"]);
+
+async function runGoal(goal) {
+  goal = goal.trim();
+  if (!goal) return;
+  addLog(el("div", "msg user", goal));
+  $("run").disabled = true;
+  let r;
+  try {
+    r = await api("POST", "/execute", { goal });
+  } catch (e) {
+    logError(e.message);
+    $("run").disabled = !ui.session || ui.session.state !== "ready";
+    return;
+  }
+  $("goal").value = "";
+  follow(r.requestId, goal);
+}
+
+// follow shows a task's progress until it ends: lines arrive on /events,
+// and /task-progress fills any gap and is the fallback when the stream is
+// down.
+function follow(id, goal) {
+  if (ui.task && !ui.task.ended && ui.task.id === id) return;
+  ui.task = { id, since: 0, ended: false };
+  if (goal === null) addLog(el("div", "msg user", `(task ${id} already running)`));
+  $("cancel").hidden = false;
+  $("cancel").disabled = false;
+  $("run").disabled = true;
+  $("task-state").textContent = "Running…";
+  pollTask();
+  clearInterval(ui.pollTimer);
+  ui.pollTimer = setInterval(pollTask, 1000);
+}
+
+function showProgress(p) {
+  const line = el("div", "progress");
+  if (p.status === "failed" || p.status === "error") line.classList.add("failed");
+  line.appendChild(el("span", "kind", p.type + (p.step ? ` #${p.step}` : "")));
+  line.appendChild(document.createTextNode(" " + (p.text || p.status || "")));
+  line.title = `${p.role || ""} ${new Date(p.time).toLocaleTimeString()}`;
+  addLog(line);
+}
+
+// onProgress takes a line from the stream; a line past a gap makes the page
+// read the task's progress instead, so lines stay in order.
+function onProgress(id, p) {
+  const t = ui.task;
+  if (!t || t.id !== id || t.ended) return;
+  if (p.seq === t.since + 1) {
+    t.since = p.seq;
+    showProgress(p);
+  } else if (p.seq > t.since + 1) {
+    pollTask();
+  }
+}
+
+async function pollTask() {
+  const t = ui.task;
+  if (!t || t.ended) return;
+  let v;
+  try {
+    v = await api("GET", `/task-progress/${encodeURIComponent(t.id)}?since=${t.since}`);
+  } catch (e) {
+    if (e.status === 404) endTask({ requestId: t.id, status: "error", error: e.message, progress: [] });
+    return;
+  }
+  if (t !== ui.task || t.ended) return;
+  for (const p of v.progress || []) {
+    if (p.seq > t.since) {
+      t.since = p.seq;
+      showProgress(p);
+    }
+  }
+  if (endStatuses.has(v.status)) endTask(v);
+}
+
+function endTask(v) {
+  const t = ui.task;
+  if (!t || t.id !== v.requestId || t.ended) return;
+  for (const p of v.progress || []) {
+    if (p.seq > t.since) {
+      t.since = p.seq;
+      showProgress(p);
+    }
+  }
+  t.ended = true;
+  clearInterval(ui.pollTimer);
+  const box = el("div", `status status-${v.status}`);
+  const words = { done: "Done", failed: "Failed", canceled: "Canceled", review_required: "Needs review", error: "Could not run" };
+  box.appendChild(el("span", "", words[v.status] || v.status));
+  const why = v.error || (v.result && (v.result.reason || v.result.summary));
+  if (why) box.appendChild(el("span", "muted", " — " + why));
+  if (v.runId) {
+    const a = el("a", "report-link", "Open report");
+    a.href = `/report/${encodeURIComponent(v.runId)}`;
+    a.target = "_blank";
+    a.rel = "noopener";
+    box.appendChild(a);
+  }
+  addLog(box);
+  $("cancel").hidden = true;
+  $("task-state").textContent = "";
+  $("run").disabled = !ui.session || ui.session.state !== "ready";
+  refreshSession();
+}
+
+async function cancelTask() {
+  const t = ui.task;
+  if (!t || t.ended) return;
+  $("cancel").disabled = true;
+  $("task-state").textContent = "Canceling…";
+  try {
+    endTask(await api("POST", `/cancel/${encodeURIComponent(t.id)}`));
+  } catch (e) {
+    if (e.status === 409 && e.data && e.data.status) {
+      endTask(e.data); // it had ended already
+    } else {
+      logError("Cancel failed: " + e.message);
+      $("cancel").disabled = false;
+    }
+  }
+}
+
+// ---- events ----
+
+function listen() {
+  const es = new EventSource("/events");
+  const data = (ev) => JSON.parse(ev.data);
+  es.addEventListener("session", (ev) => setSession(data(ev).session));
+  es.addEventListener("progress", (ev) => {
+    const m = data(ev);
+    onProgress(m.requestId, m.progress);
+  });
+  es.addEventListener("task", (ev) => endTask(data(ev).task));
+  es.onerror = () => {
+    // The browser reconnects by itself; meanwhile the task is polled.
+    if (es.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+  };
+}
+
+// ---- preview ----
+
+function startPreview() {
+  const img = $("screen");
+  $("screen-empty").hidden = true;
+  img.hidden = false;
+  if (!ui.dims) measure();
+  if (ui.preview) return;
+  ui.preview = "mjpeg";
+  img.onerror = () => {
+    if (ui.preview === "mjpeg") {
+      // The stream failed: fall back to polling single screenshots.
+      ui.preview = "screenshot";
+      $("preview-msg").textContent = "Live stream unavailable; refreshing screenshots.";
+      nextShot();
+    } else if (ui.preview === "screenshot") {
+      clearTimeout(ui.shotTimer);
+      ui.shotTimer = setTimeout(nextShot, 1500);
+    }
+  };
+  img.onload = () => {
+    if (ui.preview === "screenshot") {
+      clearTimeout(ui.shotTimer);
+      ui.shotTimer = setTimeout(nextShot, 500);
+    }
+  };
+  img.src = "/mjpeg";
+}
+
+function nextShot() {
+  if (ui.preview !== "screenshot") return;
+  $("screen").src = "/screenshot?t=" + Date.now();
+}
+
+function stopPreview() {
+  ui.preview = "";
+  clearTimeout(ui.shotTimer);
+  const img = $("screen");
+  img.onerror = img.onload = null;
+  img.removeAttribute("src");
+  img.hidden = true;
+  $("screen-empty").hidden = false;
+}
+
+// measure learns the device's size in pixels from a full screenshot when
+// the session does not say (the stream may be scaled down).
+function measure() {
+  const probe = new Image();
+  probe.onload = () => {
+    if (!ui.dims && probe.naturalWidth > 0) ui.dims = { w: probe.naturalWidth, h: probe.naturalHeight };
+  };
+  probe.src = "/screenshot?measure=" + Date.now();
+}
+
+// toDevice maps a point of the page onto the device's screen.
+function toDevice(clientX, clientY) {
+  const img = $("screen");
+  const r = img.getBoundingClientRect();
+  const w = ui.dims ? ui.dims.w : img.naturalWidth;
+  const h = ui.dims ? ui.dims.h : img.naturalHeight;
+  const fx = Math.min(Math.max((clientX - r.left) / r.width, 0), 0.9999);
+  const fy = Math.min(Math.max((clientY - r.top) / r.height, 0), 0.9999);
+  return { x: Math.floor(fx * w), y: Math.floor(fy * h) };
+}
+
+function showTouch(clientX, clientY) {
+  const box = $("screen-box").getBoundingClientRect();
+  const t = $("touch");
+  t.hidden = true;
+  void t.offsetWidth; // restart the animation
+  t.style.left = clientX - box.left + "px";
+  t.style.top = clientY - box.top + "px";
+  t.hidden = false;
+}
+
+// act runs one action of the action space by hand.
+async function act(action, params, label) {
+  const line = addLog(el("div", "msg manual", label));
+  try {
+    const r = await api("POST", "/interact", { action, params: params || {} });
+    line.textContent = `${label} ✓` + (r.element && r.element.text ? ` (${r.element.text})` : "");
+    if (ui.preview === "screenshot") nextShot();
+    if (recording) refreshRecorder();
+    return r;
+  } catch (e) {
+    line.remove();
+    logError(`${label}: ${e.message}`);
+  }
+}
+
+function bindScreen() {
+  const img = $("screen");
+  let down = null;
+  img.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    img.setPointerCapture(e.pointerId);
+    down = { x: e.clientX, y: e.clientY, t: performance.now() };
+  });
+  img.addEventListener("pointerup", (e) => {
+    if (!down) return;
+    const from = down;
+    down = null;
+    if (!ui.session || ui.session.state !== "ready") {
+      $("preview-msg").textContent = ui.session && ui.session.state === "running" ? "A task is running: cancel it to act by hand." : "No device session.";
+      return;
+    }
+    const a = toDevice(from.x, from.y);
+    const b = toDevice(e.clientX, e.clientY);
+    const moved = Math.hypot(e.clientX - from.x, e.clientY - from.y);
+    showTouch(from.x, from.y);
+    if (moved < 6) {
+      // A swipe that does not move is a tap at that point.
+      act("Swipe", { start: a, end: a, duration: 50 }, `Tap at ${a.x}, ${a.y}`);
+    } else {
+      const ms = Math.round(Math.min(Math.max(performance.now() - from.t, 100), 3000));
+      act("Swipe", { start: a, end: b, duration: ms }, `Swipe ${a.x}, ${a.y} → ${b.x}, ${b.y}`);
+    }
+  });
+  img.addEventListener("pointercancel", () => { down = null; });
+}
+
+// ---- recorder ----
+
+let recording = false;
+
+function setRecording(on, count) {
+  recording = on;
+  $("rec-state").textContent = on ? `recording${count !== undefined ? " · " + count : ""}` : count ? `off · ${count} recorded` : "off";
+  $("rec-state").dataset.state = on ? "on" : "off";
+  $("rec-start").disabled = on;
+  $("rec-stop").disabled = !on;
+}
+
+async function refreshRecorder() {
+  try {
+    const r = await api("GET", "/recorder/events");
+    setRecording(r.recording, (r.events || []).length);
+  } catch (e) { /* the recorder view is best effort */ }
+}
+
+async function recorder(op) {
+  try {
+    if (op === "export") {
+      const yaml = await api("GET", "/recorder/export");
+      $("rec-yaml").textContent = yaml;
+      $("rec-yaml").hidden = false;
+      return;
+    }
+    const r = await api("POST", `/recorder/${op}`);
+    setRecording(r.recording, r.events);
+  } catch (e) {
+    logError(`Recorder ${op}: ${e.message}`);
+  }
+}
+
+// ---- layout ----
+
+function bindDivider() {
+  const div = $("divider");
+  const root = document.documentElement;
+  const saved = localStorage.getItem("apex.left");
+  if (saved) root.style.setProperty("--left", saved);
+  const set = (pct) => {
+    pct = Math.min(Math.max(pct, 20), 80).toFixed(1) + "%";
+    root.style.setProperty("--left", pct);
+    localStorage.setItem("apex.left", pct);
+  };
+  div.addEventListener("pointerdown", (e) => {
+    div.setPointerCapture(e.pointerId);
+    document.body.classList.add("resizing");
+    const move = (ev) => set((ev.clientX / window.innerWidth) * 100);
+    const up = () => {
+      document.body.classList.remove("resizing");
+      div.removeEventListener("pointermove", move);
+      div.removeEventListener("pointerup", up);
+    };
+    div.addEventListener("pointermove", move);
+    div.addEventListener("pointerup", up);
+  });
+  div.addEventListener("keydown", (e) => {
+    const cur = $("conversation").getBoundingClientRect().width / window.innerWidth * 100;
+    if (e.key === "ArrowLeft") set(cur - 2);
+    if (e.key === "ArrowRight") set(cur + 2);
+  });
+}
+
+// ---- start ----
+
+function bind() {
+  $("connect").onclick = () => connect($("device-select").value);
+  $("refresh-devices").onclick = loadSetup;
+  $("disconnect").onclick = disconnect;
+  $("goal-form").onsubmit = (e) => { e.preventDefault(); runGoal($("goal").value); };
+  $("goal").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("goal-form").requestSubmit(); }
+  });
+  $("cancel").onclick = cancelTask;
+  $("back").onclick = () => act("Back", {}, "Back");
+  $("home").onclick = () => act("Home", {}, "Home");
+  $("type-form").onsubmit = (e) => {
+    e.preventDefault();
+    const v = $("type-text").value;
+    if (!v) return;
+    act("Input", { value: v }, `Type “${v}”`).then((r) => { if (r) $("type-text").value = ""; });
+  };
+  $("rec-start").onclick = () => recorder("start");
+  $("rec-stop").onclick = () => recorder("stop");
+  $("rec-export").onclick = () => recorder("export");
+  bindScreen();
+  bindDivider();
+}
+
+bind();
+setRecording(false);
+refreshSession().then(refreshRecorder);
+listen();

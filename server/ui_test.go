@@ -1,0 +1,213 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/apexagent/apex/scene"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+// browserTab opens a tab of Debian's headless chromium with a fresh
+// profile, or skips the test when chromium is absent.
+func browserTab(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("%s not found: install Debian's chromium (make deps-apt) to drive the playground page in a real browser", chromiumPath)
+	}
+	profile := t.TempDir()
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	ctx, cancel := context.WithTimeout(bctx, 50*time.Second)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start %s: %v", chromiumPath, err)
+	}
+	return ctx
+}
+
+// eval runs a script in the page and returns its value.
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// waitFor polls a script until it is true, failing with what the page says.
+func waitFor(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second)))); err != nil {
+		log := eval[string](t, ctx, `document.getElementById("log").innerText`)
+		t.Fatalf("waiting for %s: %v\nconversation:\n%s", what, err, log)
+	}
+}
+
+func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := a(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// waitForeground polls the simulated phone until pred holds for its
+// foreground app.
+func waitForeground(t *testing.T, p *phone, what string, pred func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		fg, _ := p.dev.Phone.Foreground()
+		if pred(fg) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the foreground app is still %q", what, fg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// settingsIcon is the centre of the Settings icon on the phone's screen.
+func settingsIcon(t *testing.T, p *phone) (x, y int) {
+	t.Helper()
+	src, err := p.dev.Phone.DumpUI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.FromSource(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range sc.Elements {
+		if !e.System && strings.TrimSpace(e.Text) == "Settings" {
+			return (e.Bounds.X0 + e.Bounds.X1) / 2, (e.Bounds.Y0 + e.Bounds.Y1) / 2
+		}
+	}
+	t.Fatalf("no Settings icon on the screen:\n%s", sc.Text())
+	return 0, 0
+}
+
+type rect struct {
+	Left, Top, Width, Height float64
+}
+
+func TestUIInBrowser(t *testing.T) {
+	p := startPhone(t, nil)
+	ctx := browserTab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	if title := eval[string](t, ctx, `document.title`); title != "Apex playground" {
+		t.Fatalf("GET / in a browser: title %q, want the playground page", title)
+	}
+
+	// With one device online the page connects by itself.
+	waitFor(t, ctx, "the session to be ready", `document.body.dataset.session === "ready" && !document.getElementById("run").disabled`)
+	if st := p.state(); st != "ready" {
+		t.Fatalf("server session = %q after the page connected", st)
+	}
+	waitFor(t, ctx, "the preview to show the screen", `document.getElementById("screen").complete && document.getElementById("screen").naturalWidth > 0`)
+
+	// A goal in the conversation panel runs and streams its progress.
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#goal"), `tap "Settings"`),
+		chromedp.Click(chromedp.CSS("#run")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the goal to end", `document.querySelector("#log .status") !== null`)
+	status := eval[string](t, ctx, `document.querySelector("#log .status").className`)
+	lines := eval[int](t, ctx, `document.querySelectorAll("#log .progress").length`)
+	if !strings.Contains(status, "status-done") || lines == 0 {
+		t.Fatalf("goal ended with %q after %d progress lines:\n%s", status, lines, eval[string](t, ctx, `document.getElementById("log").innerText`))
+	}
+	waitForeground(t, p, "after the goal", func(fg string) bool { return fg == "com.apex.settings" })
+
+	// Home, then a click on the Settings icon of the preview taps it.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#home"))); err != nil {
+		t.Fatal(err)
+	}
+	waitForeground(t, p, "after Home", func(fg string) bool { return fg != "com.apex.settings" })
+	waitFor(t, ctx, "Home to be done", `document.querySelector("#log .msg.manual") && document.querySelector("#log .msg.manual").textContent.includes("✓")`)
+	x, y := settingsIcon(t, p)
+	w, h, _ := p.dev.Phone.Display()
+	r := eval[rect](t, ctx, `(() => { const r = document.getElementById("screen").getBoundingClientRect(); return {Left: r.left, Top: r.top, Width: r.width, Height: r.height}; })()`)
+	if r.Width <= 0 || r.Height <= 0 {
+		t.Fatalf("preview image box %+v", r)
+	}
+	cx, cy := r.Left+(float64(x)+0.5)*r.Width/float64(w), r.Top+(float64(y)+0.5)*r.Height/float64(h)
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(cx, cy)); err != nil {
+		t.Fatal(err)
+	}
+	waitForeground(t, p, fmt.Sprintf("after a click on the preview at device (%d,%d)", x, y), func(fg string) bool { return fg == "com.apex.settings" })
+	waitFor(t, ctx, "the tap to be logged", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent.startsWith("Tap at") && m.textContent.includes("✓"))`)
+
+	// Back leaves Settings, so the long task below starts from home.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#back"))); err != nil {
+		t.Fatal(err)
+	}
+	waitForeground(t, p, "after Back", func(fg string) bool { return fg != "com.apex.settings" })
+	waitFor(t, ctx, "Back to be done", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent === "Back ✓")`)
+
+	// A long task is canceled from the page.
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#goal"), longGoal),
+		chromedp.Click(chromedp.CSS("#run")),
+		chromedp.WaitVisible(chromedp.CSS("#cancel")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the long task to run", `document.querySelectorAll("#log .status").length === 1 && document.body.dataset.session === "running"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#cancel"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the task to show canceled", `document.querySelectorAll("#log .status").length === 2 && document.querySelectorAll("#log .status")[1].classList.contains("status-canceled")`)
+	if st := p.state(); st != "ready" {
+		t.Errorf("server session after cancel = %q, want ready", st)
+	}
+	waitFor(t, ctx, "Run to be usable again", `document.getElementById("cancel").hidden && !document.getElementById("run").disabled`)
+}
+
+// GET / without asking for HTML still lists the API, as does GET /api.
+func TestIndexServesPageOrAPI(t *testing.T) {
+	p := startPhone(t, nil)
+	m := p.mustDo(200, "GET", "/api", nil)
+	if eps, _ := m["endpoints"].([]any); len(eps) == 0 {
+		t.Errorf("GET /api = %v, want the endpoints", m)
+	}
+	code, page := p.raw("GET", "/", nil, map[string][]string{"Accept": {"text/html,*/*"}})
+	if code != 200 || !strings.Contains(string(page), `<script src="/ui/app.js">`) {
+		t.Errorf("GET / for a browser: %d\n%.300s", code, page)
+	}
+	for _, f := range []string{"/ui/app.js", "/ui/app.css"} {
+		if code, body := p.raw("GET", f, nil, nil); code != 200 || len(body) == 0 {
+			t.Errorf("GET %s: %d, %d bytes", f, code, len(body))
+		}
+	}
+	if code, _ := p.raw("GET", "/ui/nothing.js", nil, nil); code != 404 {
+		t.Errorf("GET /ui/nothing.js: %d, want 404", code)
+	}
+}
