@@ -62,6 +62,11 @@ func WriteWith(ctx context.Context, s *store.Store, runID string, opts *Options)
 		budget = defaultInlineSceneBytes
 	}
 	p := buildPage(run, steps, budget)
+	events, err := s.RunEvents(ctx, runID)
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	p.Model = sumModelUse(events)
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, p); err != nil {
 		return "", fmt.Errorf("report: render run %s: %w", runID, err)

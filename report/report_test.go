@@ -2,7 +2,9 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -136,3 +139,29 @@ func TestFormatDuration(t *testing.T) {
 }
 
 func parseDuration(s string) (d time.Duration, err error) { return time.ParseDuration(s) }
+
+// TestModelUse: the tokens the run's AI steps spent (model_call events of
+// its tasks) are summed in the header; other runs' tasks are not counted.
+func TestModelUse(t *testing.T) {
+	ctx := context.Background()
+	s, id := makeRun(t, t.TempDir(), synth{steps: 2, finish: true})
+	for i, e := range []store.Event{
+		{TaskID: id + "/act-1", ActionType: "task_started", Status: "ok"},
+		{TaskID: id + "/act-1", ActionType: "model_call", Status: "ok", Payload: json.RawMessage(`{"role":"planner","prompt_tokens":900,"usage":{"prompt_tokens":950,"completion_tokens":120}}`)},
+		{TaskID: id + "/act-2", ActionType: "model_call", Status: "ok", Payload: json.RawMessage(`{"role":"executor","prompt_tokens":400,"usage":{}}`)},
+		{TaskID: id + "x/act-3", ActionType: "model_call", Status: "ok", Payload: json.RawMessage(`{"prompt_tokens":7}`)},
+	} {
+		e.ID = fmt.Sprint("e", i)
+		if err := s.AddEvent(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, err := Write(ctx, s, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if want := "<dt>AI</dt><dd>2 tasks, 2 model calls, 1350 prompt + 120 completion tokens</dd>"; !strings.Contains(string(data), want) {
+		t.Errorf("report lacks %q", want)
+	}
+}

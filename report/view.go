@@ -42,6 +42,8 @@ type page struct {
 	FirstFailure            *stepView
 	LastStep                *stepView
 	LazyScenes              bool
+	// Model is the run's AI steps' model use; nil when it had none.
+	Model *modelUse
 }
 
 type taskView struct {

@@ -53,19 +53,31 @@ func (s *Store) AddEvent(ctx context.Context, e Event) error {
 
 // Events returns the events of a task in the order they were added.
 func (s *Store) Events(ctx context.Context, taskID string) ([]Event, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT event_id, source_role, target_role, timestamp, action_type, payload,
-		status, confidence FROM events WHERE task_id = ? ORDER BY seq`, taskID)
+	return s.events(ctx, "task "+taskID, `task_id = ?`, taskID)
+}
+
+// RunEvents returns the events of every task that belongs to a run (task
+// IDs of the form RUN-ID/…, as the agent names the tasks of a run's AI
+// steps), in the order they were added.
+func (s *Store) RunEvents(ctx context.Context, runID string) ([]Event, error) {
+	// substr, not LIKE: run IDs may hold LIKE's wildcards.
+	return s.events(ctx, "run "+runID, `substr(task_id, 1, ?) = ?`, len(runID)+1, runID+"/")
+}
+
+func (s *Store) events(ctx context.Context, what, where string, args ...any) ([]Event, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT task_id, event_id, source_role, target_role, timestamp, action_type, payload,
+		status, confidence FROM events WHERE `+where+` ORDER BY seq`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: events of task %s: %w", taskID, err)
+		return nil, fmt.Errorf("store: events of %s: %w", what, err)
 	}
 	defer rows.Close()
 	var events []Event
 	for rows.Next() {
-		e := Event{TaskID: taskID}
+		var e Event
 		var ts int64
 		var payload sql.NullString
-		if err := rows.Scan(&e.ID, &e.SourceRole, &e.TargetRole, &ts, &e.ActionType, &payload, &e.Status, &e.Confidence); err != nil {
-			return nil, fmt.Errorf("store: events of task %s: %w", taskID, err)
+		if err := rows.Scan(&e.TaskID, &e.ID, &e.SourceRole, &e.TargetRole, &ts, &e.ActionType, &payload, &e.Status, &e.Confidence); err != nil {
+			return nil, fmt.Errorf("store: events of %s: %w", what, err)
 		}
 		e.Time = time.Unix(0, ts).UTC()
 		if payload.Valid {
@@ -74,7 +86,7 @@ func (s *Store) Events(ctx context.Context, taskID string) ([]Event, error) {
 		events = append(events, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: events of task %s: %w", taskID, err)
+		return nil, fmt.Errorf("store: events of %s: %w", what, err)
 	}
 	return events, nil
 }

@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -165,6 +166,27 @@ func TestEvents(t *testing.T) {
 	in[1].ID = got[1].ID
 	if diff := cmp.Diff(in[:2], got); diff != "" {
 		t.Errorf("Events(t1) (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunEvents(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	for _, task := range []string{"r_1/act-a", "r_1/act-b", "r_12/act-c", "r%1/act-d", "r_1"} {
+		if err := s.AddEvent(ctx, Event{TaskID: task, ActionType: "model_call", Status: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.RunEvents(ctx, "r_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	for _, e := range got {
+		tasks = append(tasks, e.TaskID)
+	}
+	if want := []string{"r_1/act-a", "r_1/act-b"}; !slices.Equal(tasks, want) {
+		t.Errorf("RunEvents(r_1) tasks = %v; want %v (not r_12, r%%1 or the bare id)", tasks, want)
 	}
 }
 
