@@ -165,12 +165,28 @@ func TestUIInBrowser(t *testing.T) {
 	waitForeground(t, p, fmt.Sprintf("after a click on the preview at device (%d,%d)", x, y), func(fg string) bool { return fg == "com.apex.settings" })
 	waitFor(t, ctx, "the tap to be logged", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent.startsWith("Tap at") && m.textContent.includes("✓"))`)
 
-	// Back leaves Settings, so the long task below starts from home.
+	// Back, recorded, leaves Settings, so the long task below starts from
+	// home; the recorder exports it as a script.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#rec-start"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the recorder to start", `document.getElementById("rec-state").dataset.state === "on"`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#back"))); err != nil {
 		t.Fatal(err)
 	}
 	waitForeground(t, p, "after Back", func(fg string) bool { return fg != "com.apex.settings" })
 	waitFor(t, ctx, "Back to be done", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent === "Back ✓")`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#rec-stop"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the recorder to stop", `document.getElementById("rec-state").dataset.state === "off"`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#rec-export"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the exported script", `!document.getElementById("rec-yaml").hidden && document.getElementById("rec-yaml").textContent.includes("flow:")`)
+	if yaml := eval[string](t, ctx, `document.getElementById("rec-yaml").textContent`); !strings.Contains(yaml, "- Back") || strings.Contains(yaml, "Swipe") {
+		t.Errorf("exported script records only Back; got:\n%s", yaml)
+	}
 
 	// A long task is canceled from the page.
 	if err := chromedp.Do(ctx,
@@ -189,6 +205,36 @@ func TestUIInBrowser(t *testing.T) {
 		t.Errorf("server session after cancel = %q, want ready", st)
 	}
 	waitFor(t, ctx, "Run to be usable again", `document.getElementById("cancel").hidden && !document.getElementById("run").disabled`)
+
+	// A drag across the preview is a swipe between the two points.
+	midY := r.Top + 0.7*r.Height
+	if err := chromedp.Do(ctx, chromedp.DragAndDropXY(r.Left+0.2*r.Width, midY, r.Left+0.8*r.Width, midY)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the swipe to be done", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent.startsWith("Swipe ") && m.textContent.includes("✓"))`)
+	swipe := eval[string](t, ctx, `Array.from(document.querySelectorAll("#log .msg.manual")).find(m => m.textContent.startsWith("Swipe ")).textContent`)
+	var x0, y0, x1, y1 int
+	if _, err := fmt.Sscanf(swipe, "Swipe %d, %d → %d, %d", &x0, &y0, &x1, &y1); err != nil || x0 >= x1 || x1-x0 < w/2 || y0 != y1 {
+		t.Errorf("drag across the preview became %q; want a swipe left to right over half the %d-pixel width", swipe, w)
+	}
+
+	// Disconnect shows the device choice; Connect opens the session again.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#disconnect"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the device choice", `document.body.dataset.session === "required" && !document.getElementById("setup").hidden && document.getElementById("screen").hidden`)
+	if st := p.state(); st != "required" {
+		t.Errorf("server session after Disconnect = %q, want required", st)
+	}
+	waitFor(t, ctx, "the device list", `document.querySelectorAll("#device-select option").length === 1`)
+	if opt := eval[string](t, ctx, `document.getElementById("device-select").value`); !strings.Contains(opt, p.dev.Serial) {
+		t.Errorf("device choice = %q, want the phone %s", opt, p.dev.Serial)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#connect"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the session to be ready again", `document.body.dataset.session === "ready" && document.getElementById("setup").hidden`)
+	waitFor(t, ctx, "the preview to show the screen again", `document.getElementById("screen").complete && document.getElementById("screen").naturalWidth > 0`)
 }
 
 // GET / without asking for HTML still lists the API, as does GET /api.

@@ -13,6 +13,10 @@ const ui = {
   shotTimer: 0,
   pollTimer: 0,
   autoTried: false,
+  // pushed counts the session states the event stream pushed: an answer
+  // fetched while one arrived is older than it and is dropped.
+  pushed: 0,
+  submitting: false, // POST /execute is in flight
 };
 
 // api sends a request with an optional JSON body and returns the decoded
@@ -85,13 +89,14 @@ function setSession(v) {
   }
   if (st === "required" && v.error) $("preview-msg").textContent = "Connecting failed: " + v.error;
   // A task started elsewhere (or before a reload) is followed too.
-  if (st === "running" && v.requestId && (!ui.task || ui.task.id !== v.requestId)) follow(v.requestId, null);
+  if (st === "running" && v.requestId && !ui.submitting && (!ui.task || ui.task.id !== v.requestId)) follow(v.requestId, null);
 }
 
 async function refreshSession() {
+  const seen = ui.pushed;
   try {
     const info = await api("GET", "/runtime-info");
-    setSession(info.session);
+    if (ui.pushed === seen) setSession(info.session);
   } catch (e) {
     $("status").textContent = "server unreachable";
     $("status").dataset.state = "offline";
@@ -130,8 +135,10 @@ async function loadSetup() {
 async function connect(id) {
   $("connect").disabled = true;
   setSession({ state: "creating" });
+  const seen = ui.pushed;
   try {
-    setSession(await api("POST", "/session", { deviceId: id || "" }));
+    const v = await api("POST", "/session", { deviceId: id || "" });
+    if (ui.pushed === seen) setSession(v);
   } catch (e) {
     logError("Connecting failed: " + e.message);
     await refreshSession();
@@ -157,12 +164,15 @@ async function runGoal(goal) {
   addLog(el("div", "msg user", goal));
   $("run").disabled = true;
   let r;
+  ui.submitting = true;
   try {
     r = await api("POST", "/execute", { goal });
   } catch (e) {
     logError(e.message);
     $("run").disabled = !ui.session || ui.session.state !== "ready";
     return;
+  } finally {
+    ui.submitting = false;
   }
   $("goal").value = "";
   follow(r.requestId, goal);
@@ -278,7 +288,10 @@ async function cancelTask() {
 function listen() {
   const es = new EventSource("/events");
   const data = (ev) => JSON.parse(ev.data);
-  es.addEventListener("session", (ev) => setSession(data(ev).session));
+  es.addEventListener("session", (ev) => {
+    ui.pushed++;
+    setSession(data(ev).session);
+  });
   es.addEventListener("progress", (ev) => {
     const m = data(ev);
     onProgress(m.requestId, m.progress);
