@@ -90,8 +90,8 @@ func waitForeground(t *testing.T, p *phone, what string, pred func(string) bool)
 	}
 }
 
-// settingsIcon is the centre of the Settings icon on the phone's screen.
-func settingsIcon(t *testing.T, p *phone) (x, y int) {
+// screen reads the phone's screen as a Scene.
+func screen(t *testing.T, p *phone) *scene.Scene {
 	t.Helper()
 	src, err := p.dev.Phone.DumpUI()
 	if err != nil {
@@ -101,13 +101,25 @@ func settingsIcon(t *testing.T, p *phone) (x, y int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sc
+}
+
+// centerOf is the centre of the first element on the phone's screen that
+// match accepts.
+func centerOf(t *testing.T, p *phone, what string, match func(scene.Element) bool) (x, y int) {
+	t.Helper()
+	sc := screen(t, p)
 	for _, e := range sc.Elements {
-		if !e.System && strings.TrimSpace(e.Text) == "Settings" {
+		if !e.System && match(e) {
 			return (e.Bounds.X0 + e.Bounds.X1) / 2, (e.Bounds.Y0 + e.Bounds.Y1) / 2
 		}
 	}
-	t.Fatalf("no Settings icon on the screen:\n%s", sc.Text())
+	t.Fatalf("no %s on the screen:\n%s", what, sc.Text())
 	return 0, 0
+}
+
+func withText(s string) func(scene.Element) bool {
+	return func(e scene.Element) bool { return strings.TrimSpace(e.Text) == s }
 }
 
 type rect struct {
@@ -152,16 +164,27 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	waitForeground(t, p, "after Home", func(fg string) bool { return fg != "com.apex.settings" })
 	waitFor(t, ctx, "Home to be done", `document.querySelector("#log .msg.manual") && document.querySelector("#log .msg.manual").textContent.includes("✓")`)
-	x, y := settingsIcon(t, p)
+	x, y := centerOf(t, p, "Settings icon", withText("Settings"))
 	w, h, _ := p.dev.Phone.Display()
-	r := eval[rect](t, ctx, `(() => { const r = document.getElementById("screen").getBoundingClientRect(); return {Left: r.left, Top: r.top, Width: r.width, Height: r.height}; })()`)
-	if r.Width <= 0 || r.Height <= 0 {
-		t.Fatalf("preview image box %+v", r)
+	// box is where the preview shows the screen now (the layout moves it).
+	box := func() rect {
+		t.Helper()
+		r := eval[rect](t, ctx, `(() => { const r = document.getElementById("screen").getBoundingClientRect(); return {Left: r.left, Top: r.top, Width: r.width, Height: r.height}; })()`)
+		if r.Width <= 0 || r.Height <= 0 {
+			t.Fatalf("preview image box %+v", r)
+		}
+		return r
 	}
-	cx, cy := r.Left+(float64(x)+0.5)*r.Width/float64(w), r.Top+(float64(y)+0.5)*r.Height/float64(h)
-	if err := chromedp.Do(ctx, chromedp.MouseClickXY(cx, cy)); err != nil {
-		t.Fatal(err)
+	// click taps the preview where the device pixel (x, y) is shown.
+	click := func(x, y int) {
+		t.Helper()
+		r := box()
+		cx, cy := r.Left+(float64(x)+0.5)*r.Width/float64(w), r.Top+(float64(y)+0.5)*r.Height/float64(h)
+		if err := chromedp.Do(ctx, chromedp.MouseClickXY(cx, cy)); err != nil {
+			t.Fatal(err)
+		}
 	}
+	click(x, y)
 	waitForeground(t, p, fmt.Sprintf("after a click on the preview at device (%d,%d)", x, y), func(fg string) bool { return fg == "com.apex.settings" })
 	waitFor(t, ctx, "the tap to be logged", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent.startsWith("Tap at") && m.textContent.includes("✓"))`)
 
@@ -207,6 +230,7 @@ func TestUIInBrowser(t *testing.T) {
 	waitFor(t, ctx, "Run to be usable again", `document.getElementById("cancel").hidden && !document.getElementById("run").disabled`)
 
 	// A drag across the preview is a swipe between the two points.
+	r := box()
 	midY := r.Top + 0.7*r.Height
 	if err := chromedp.Do(ctx, chromedp.DragAndDropXY(r.Left+0.2*r.Width, midY, r.Left+0.8*r.Width, midY)); err != nil {
 		t.Fatal(err)
@@ -235,6 +259,32 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	waitFor(t, ctx, "the session to be ready again", `document.body.dataset.session === "ready" && document.getElementById("setup").hidden`)
 	waitFor(t, ctx, "the preview to show the screen again", `document.getElementById("screen").complete && document.getElementById("screen").naturalWidth > 0`)
+
+	// Typing: from home (the canceled task may have left Settings open),
+	// open Login, tap its username field on the preview, type.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#home"))); err != nil {
+		t.Fatal(err)
+	}
+	waitForeground(t, p, "after Home", func(fg string) bool { return fg == "com.apex.launcher" })
+	click(centerOf(t, p, "Login icon", withText("Login")))
+	waitForeground(t, p, "after a click on the Login icon", func(fg string) bool { return fg == "com.apex.login" })
+	click(centerOf(t, p, "username field", func(e scene.Element) bool {
+		return strings.Contains(e.ResourceID, "username") || strings.Contains(e.Text, "Username")
+	}))
+	waitFor(t, ctx, "the tap on the field", `Array.from(document.querySelectorAll("#log .msg.manual")).filter(m => m.textContent.startsWith("Tap at") && m.textContent.includes("✓")).length === 3`)
+	if sc := screen(t, p); strings.Contains(sc.Text(), "demo") {
+		t.Fatalf("the login screen shows demo before any typing:\n%s", sc.Text())
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#type-text"), "demo"),
+		chromedp.Click(chromedp.CSS("#type-form button")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the typing to be done", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent.startsWith("Type") && m.textContent.includes("✓"))`)
+	if sc := screen(t, p); !strings.Contains(sc.Text(), "demo") {
+		t.Errorf("after typing demo into the username field the screen is:\n%s", sc.Text())
+	}
 }
 
 // GET / without asking for HTML still lists the API, as does GET /api.
