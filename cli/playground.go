@@ -54,7 +54,7 @@ print its URL. Through its REST API a client opens a device session
 (POST /execute, with progress on GET /events and GET /task-progress/ID, and
 POST /cancel/ID), watches the screen (GET /screenshot, GET /mjpeg), and
 records manual actions as a script that apex run replays (/recorder/start,
-/recorder/stop, /recorder/export). GET / lists the endpoints.
+/recorder/stop, /recorder/export). The web page is at /; GET /api lists the endpoints.
 
 With --sim or --device the session is opened at start. Goals use the model
 configured in apex.yaml (or APEX_MODEL_*), or the offline rule planner.
