@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/browsertest"
 	"github.com/chromedp/chromedp"
 )
-
-const chromiumPath = "/usr/bin/chromium"
 
 // shared is the one chromium of this package's tests, started on first use
 // and stopped by TestMain.
@@ -35,35 +34,21 @@ func TestMain(m *testing.M) {
 // a fresh profile per test binary), or skips the test when it is absent.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("%s not found: install Debian's chromium (make deps-apt) to open reports in a real browser", chromiumPath)
-	}
+	browsertest.Require(t, "open reports in a real browser")
 	shared.once.Do(func() {
 		profile, err := os.MkdirTemp("", "apex-report-chromium-")
 		if err != nil {
 			shared.err = err
 			return
 		}
-		actx, acancel := chromedp.NewExecAllocator(context.Background(),
-			chromedp.ExecPath(chromiumPath),
-			chromedp.Flag("headless", true),
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.NoFirstRun,
-			chromedp.NoDefaultBrowserCheck,
-			chromedp.UserDataDir(profile),
-			chromedp.WindowSize(1280, 900),
-		)
+		actx, acancel := chromedp.NewExecAllocator(context.Background(), browsertest.Options(profile)...)
 		bctx, bcancel := chromedp.NewContext(actx)
 		shared.ctx = bctx
 		shared.cancel = func() { bcancel(); acancel(); os.RemoveAll(profile) }
 		shared.err = chromedp.Do(bctx) // starts the browser
 	})
 	if shared.err != nil {
-		t.Fatalf("start %s: %v", chromiumPath, shared.err)
+		t.Fatalf("start %s: %v", browsertest.Path, shared.err)
 	}
 	tab, cancel := chromedp.NewContext(shared.ctx)
 	t.Cleanup(cancel)

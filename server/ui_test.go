@@ -3,46 +3,30 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/browsertest"
 	"github.com/chromedp/chromedp"
 
 	"github.com/apexagent/apex/scene"
 )
 
-const chromiumPath = "/usr/bin/chromium"
-
 // browserTab opens a tab of Debian's headless chromium with a fresh
 // profile, or skips the test when chromium is absent.
 func browserTab(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("%s not found: install Debian's chromium (make deps-apt) to drive the playground page in a real browser", chromiumPath)
-	}
+	browsertest.Require(t, "drive the playground page in a real browser")
 	profile := t.TempDir()
-	actx, acancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1280, 900),
-	)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), browsertest.Options(profile)...)
 	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(bcancel)
 	ctx, cancel := context.WithTimeout(bctx, 50*time.Second)
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", chromiumPath, err)
+		t.Fatalf("start %s: %v", browsertest.Path, err)
 	}
 	return ctx
 }
