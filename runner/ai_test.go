@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device/android"
@@ -37,19 +36,7 @@ func (noShots) Screenshot(context.Context) ([]byte, error) { return onePixel, ni
 // Android driver, the way `apex run --sim` does (screenshots aside).
 func simPhone(t *testing.T) (*lab.Device, noShots) {
 	t.Helper()
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	dev := l.Devices()[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	d, err := android.OpenDirect(ctx, dev.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	dev, d := startPhone(t, lab.Options{Android: 1, Seed: 2})
 	return dev, noShots{d}
 }
 

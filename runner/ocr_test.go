@@ -52,7 +52,14 @@ func sharedOCR(t *testing.T) *countingOCR {
 
 func arcadePhone(t *testing.T) (*lab.Device, *android.Driver) {
 	t.Helper()
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, AppFiles: []string{arcadeApp}})
+	return startPhone(t, lab.Options{Android: 1, AppFiles: []string{arcadeApp}})
+}
+
+// startPhone starts one simulated phone and drives it through adbd and the
+// Android driver, the way `apex run --sim` does.
+func startPhone(t *testing.T, opts lab.Options) (*lab.Device, *android.Driver) {
+	t.Helper()
+	l, err := lab.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
