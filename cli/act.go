@@ -152,6 +152,12 @@ func newAgent(env *Env, configFile string, getenv func(string) string, cache *ag
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
+	return agentFor(env, cfg, cache, onEvent)
+}
+
+// agentFor is a runtime on loaded model settings: the configured model, or
+// the offline rule planner when none is configured.
+func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(agent.Event)) (*agent.Runtime, error) {
 	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent}
 	if cfg.Configured() {
 		ac.LLM = cfg

@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
@@ -28,11 +29,12 @@ type RunOptions struct {
 	Device      DeviceFlags
 	Concurrency int
 	Retry       int
-	Summary     string // --summary FILE.json
-	JUnit       string // --junit FILE.xml
-	ReportDir   string // --report-dir: where runs and reports are recorded
-	Config      string // --config: apex.yaml with the model settings of ai* steps
-	OCR         string // --ocr: auto, always or off
+	Summary     string      // --summary FILE.json
+	JUnit       string      // --junit FILE.xml
+	ReportDir   string      // --report-dir: where runs and reports are recorded
+	Config      string      // --config: apex.yaml with the model settings of ai* steps
+	model       *llm.Config // loaded once from Config and the environment
+	OCR         string      // --ocr: auto, always or off
 	// Terminal forces (true) or disables (false) the live progress display;
 	// nil detects it from Out.
 	Terminal *bool
@@ -96,6 +98,13 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	if opts.Retry < 0 {
 		return fmt.Errorf("--retry %d: give 0 or more", opts.Retry)
 	}
+	// Read the model settings once, before any device starts, so a bad
+	// apex.yaml fails the batch at once.
+	model, err := llm.LoadConfig(opts.Config, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("model config: %w", err)
+	}
+	opts.model = model
 	if opts.Open == nil {
 		opts.Open = openDevice
 	}
@@ -228,7 +237,7 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	if err != nil {
 		return nil, "", err
 	}
-	rt, err := newAgent(env, opts.Config, os.Getenv, cache, nil)
+	rt, err := agentFor(env, opts.model, cache, nil)
 	if err != nil {
 		return nil, "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -292,5 +293,27 @@ func TestRunOCRFlag(t *testing.T) {
 	out, errOut, err := run(t, "run", "--sim", "--app", "../examples/apps/arcade.yaml", "--report-dir", dir, "../examples/ocr/arcade-stale.yaml")
 	if err != nil {
 		t.Fatalf("arcade-stale with OCR: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
+// TestRunBadModelConfig: a broken apex.yaml stops the batch before any
+// device starts, naming the file's problem.
+func TestRunBadModelConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "apex.yaml")
+	os.WriteFile(cfg, []byte("model:\n  nmae: gpt\n"), 0o644)
+	opened := false
+	opts := &RunOptions{Files: []string{"../examples/login.yaml"}, Concurrency: 1, ReportDir: dir, Config: cfg, OCR: "auto",
+		Open: func(context.Context, *Env, *DeviceFlags) (device.Driver, device.Target, func(), error) {
+			opened = true
+			return nil, device.Target{}, nil, errors.New("no device in this test")
+		}}
+	env := &Env{Out: io.Discard, Err: io.Discard, Log: slog.New(slog.DiscardHandler)}
+	err := runRun(context.Background(), env, opts)
+	if err == nil || !strings.Contains(err.Error(), "model config") || !strings.Contains(err.Error(), "nmae") {
+		t.Errorf("err = %v; want the model config's error naming the bad key", err)
+	}
+	if opened {
+		t.Error("a device was opened before the config was read")
 	}
 }
