@@ -13,10 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +50,9 @@ type Options struct {
 	// sent again (default 1s), since browsers draw a frame of
 	// multipart/x-mixed-replace only when the next one starts.
 	FrameInterval, Resend time.Duration
+	// Token, when set, is required of every request (see guard.go); the
+	// playground must have one to answer on a non-loopback address.
+	Token string
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.
@@ -102,8 +102,7 @@ func New(opts Options) (*Server, error) {
 // ID identifies this server process (GET /status).
 func (s *Server) ID() string { return s.id }
 
-// Handler serves the API to loopback host names only (127.0.0.1,
-// localhost, ::1): the API has no token yet, so it must be bound there.
+// Handler serves the API behind the guard (guard.go).
 func (s *Server) Handler() http.Handler { return guard(s.mux) }
 
 // Close cancels a running task, waits for it and ends the session.
@@ -120,7 +119,7 @@ type route struct {
 }
 
 func (s *Server) api() []route {
-	return []route{
+	rs := []route{
 		{"GET /status", s.status},
 		{"GET /runtime-info", s.runtimeInfo},
 		{"GET /session/setup", s.setup},
@@ -143,6 +142,9 @@ func (s *Server) api() []route {
 		{"GET /report/{run}", s.runReport},
 		{"GET /runs/{run}/{file...}", s.runFile},
 	}
+	rs = append(rs, s.contextAPI()...)
+	rs = append(rs, s.authAPI()...)
+	return rs
 }
 
 func (s *Server) routes() {
@@ -175,48 +177,6 @@ func (s *Server) runtimeInfo(w http.ResponseWriter, r *http.Request) {
 		"previewKinds": previewKinds,
 		"session":      v,
 	})
-}
-
-// guard limits bodies and refuses requests that change state from another
-// origin: a page elsewhere must not drive the phone through the user's
-// browser.
-func guard(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r.Host) {
-			// A page whose name was rebound to 127.0.0.1 sends its own
-			// name as Host (and Origin); only loopback names reach the API.
-			writeError(w, http.StatusForbidden, fmt.Errorf("host %q refused: the playground answers on 127.0.0.1 or localhost only", r.Host))
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
-			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-				writeError(w, http.StatusForbidden, fmt.Errorf("cross-origin request from %s refused: open the playground at http://%s", o, r.Host))
-				return
-			}
-		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func sameOrigin(origin, host string) bool {
-	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host
 }
 
 // apiError is an error with the HTTP status it is answered with and any

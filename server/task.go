@@ -177,7 +177,8 @@ func (ss *session) end(t *task) {
 
 func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		Goal string `json:"goal"`
+		Goal  string `json:"goal"`
+		Async bool   `json:"async"`
 	}
 	if err := readJSON(r, &body); err != nil {
 		writeError(w, 0, err)

@@ -166,7 +166,7 @@ async function runGoal(goal) {
   let r;
   ui.submitting = true;
   try {
-    r = await api("POST", "/execute", { goal });
+    r = await api("POST", "/execute", { goal, async: true });
   } catch (e) {
     logError(e.message);
     $("run").disabled = !ui.session || ui.session.state !== "ready";
