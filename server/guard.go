@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// guarded is h behind the guard.
+func (s *Server) guarded(h http.Handler) http.Handler { return guard(h) }
+
 // guard limits bodies and refuses requests that change state from another
 // origin: a page elsewhere must not drive the phone through the user's
 // browser.

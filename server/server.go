@@ -103,7 +103,7 @@ func New(opts Options) (*Server, error) {
 func (s *Server) ID() string { return s.id }
 
 // Handler serves the API behind the guard (guard.go).
-func (s *Server) Handler() http.Handler { return guard(s.mux) }
+func (s *Server) Handler() http.Handler { return s.guarded(s.mux) }
 
 // Close cancels a running task, waits for it and ends the session.
 func (s *Server) Close() error {
