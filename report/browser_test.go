@@ -3,8 +3,11 @@ package report
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,5 +181,41 @@ func TestLazySceneInBrowser(t *testing.T) {
 	}
 	if src != "steps/0002-scene.json" {
 		t.Errorf("Scene frame src = %q; want steps/0002-scene.json", src)
+	}
+}
+
+// The "Open in playground" buttons appear only where a playground serves
+// the report (report pages served by the playground are tested in package
+// server); opened as a file, or from a plain web server, there are none.
+func TestNoPlaygroundButtonsElsewhere(t *testing.T) {
+	s, id := makeRun(t, t.TempDir(), synth{steps: 3, finish: true})
+	path, err := Write(context.Background(), s, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := httptest.NewServer(http.FileServer(http.Dir(s.RunDir(id))))
+	defer files.Close()
+	ctx := browser(t)
+	for _, u := range []string{"file://" + filepath.ToSlash(path), files.URL + "/" + FileName} {
+		// The page asks a web server for /status; a file asks nothing.
+		checked := `document.body.dataset.playgroundChecked === "1"`
+		if strings.HasPrefix(u, "file:") {
+			checked = `document.body.dataset.playground === "no"`
+		}
+		err := chromedp.Do(ctx,
+			chromedp.Navigate(u),
+			chromedp.WaitVisible(chromedp.CSS("#step-3")),
+			void(chromedp.Poll[bool](checked, chromedp.WithPollingTimeout(10*time.Second))),
+		)
+		if err != nil {
+			t.Fatalf("open %s: %v", u, err)
+		}
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("button.pg").length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.playground`)); n != 0 || pg != "no" {
+			t.Errorf("%s shows %d Open in playground buttons (playground %q); want none", u, n, pg)
+		}
 	}
 }
