@@ -111,7 +111,6 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 	if !cfg.Configured() && len(cfg.Roles) == 0 {
 		return fmt.Errorf("no model configured: set APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY (or Midscene's MIDSCENE_MODEL_NAME / MIDSCENE_MODEL_BASE_URL / MIDSCENE_MODEL_API_KEY), or add a model: section to %s", opts.Config)
 	}
-	cfg.MaxRetries = -1 // a connectivity check reports the first failure
 	if opts.Timeout > 0 {
 		cfg.Model.Timeout = opts.Timeout
 		for r, o := range cfg.Roles {
@@ -119,16 +118,10 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 			cfg.Roles[r] = o
 		}
 	}
-	groups, order, err := groupRoles(cfg, opts.Roles)
+	results, err := checkModels(ctx, cfg, opts.Roles, opts.Image)
 	if err != nil {
 		return err
 	}
-	results := make([]ModelTestResult, len(order))
-	var wg sync.WaitGroup
-	for i, key := range order {
-		wg.Go(func() { results[i] = pingEndpoint(ctx, cfg, groups[key], opts.Image) })
-	}
-	wg.Wait()
 	if err := printModelTest(env, results); err != nil {
 		return err
 	}
@@ -142,6 +135,23 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d model endpoints failed", failed, len(results))}
 	}
 	return nil
+}
+
+// checkModels asks each endpoint the roles use for a short answer, once
+// per endpoint, all at once.
+func checkModels(ctx context.Context, cfg *llm.Config, roles []string, withImage bool) ([]ModelTestResult, error) {
+	cfg.MaxRetries = -1 // a connectivity check reports the first failure
+	groups, order, err := groupRoles(cfg, roles)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]ModelTestResult, len(order))
+	var wg sync.WaitGroup
+	for i, key := range order {
+		wg.Go(func() { results[i] = pingEndpoint(ctx, cfg, groups[key], withImage) })
+	}
+	wg.Wait()
+	return results, nil
 }
 
 type endpointGroup struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
@@ -102,8 +103,22 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			return playgroundOpen(ctx, env, opts.Device, id)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
-		NewAgent: func(onEvent func(agent.Event)) (server.Agent, error) {
-			return newAgent(env, opts.Config, getenv, cache, onEvent)
+		NewAgent: func(m server.ModelSettings, onEvent func(agent.Event)) (server.Agent, error) {
+			cfg, err := playgroundModel(env, opts.Config, getenv, m)
+			if err != nil {
+				return nil, err
+			}
+			return agentFor(env, cfg, cache, onEvent)
+		},
+		TestModel: func(ctx context.Context, m server.ModelSettings) ([]server.ModelCheck, error) {
+			cfg, err := playgroundModel(env, opts.Config, getenv, m)
+			if err != nil {
+				return nil, err
+			}
+			if !cfg.Configured() {
+				return nil, errors.New("no model configured: give a model name (and its base URL and API key), or set APEX_MODEL_NAME")
+			}
+			return playgroundChecks(ctx, cfg)
 		},
 		Store: st,
 		Log:   env.Log,
@@ -153,6 +168,35 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		return fmt.Errorf("serving the playground: %w", err)
 	}
 	return nil
+}
+
+// playgroundModel is the model settings of apex.yaml and the environment
+// with the playground's on top.
+func playgroundModel(env *Env, file string, getenv func(string) string, m server.ModelSettings) (*llm.Config, error) {
+	cfg, err := loadModelConfig(env, file, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("model config: %w", err)
+	}
+	if m.Empty() {
+		return cfg, nil
+	}
+	if err := cfg.Override(llm.Endpoint{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Model, APIKey: m.APIKey}, "playground"); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func playgroundChecks(ctx context.Context, cfg *llm.Config) ([]server.ModelCheck, error) {
+	results, err := checkModels(ctx, cfg, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]server.ModelCheck, len(results))
+	for i, r := range results {
+		out[i] = server.ModelCheck{Roles: r.Roles, Provider: r.Provider, Model: r.Model, BaseURL: r.BaseURL,
+			OK: r.OK, LatencyMS: r.LatencyMS, Answer: r.Answer, Error: r.Error}
+	}
+	return out, nil
 }
 
 // listenFrom listens on 127.0.0.1 at the first free port of port,

@@ -21,7 +21,9 @@ func FuzzRequestBodies(f *testing.F) {
 		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
 			return nil, device.Target{}, nil, errors.New("no device here")
 		},
-		NewAgent: func(on func(agent.Event)) (server.Agent, error) { return agent.New(agent.Config{OnEvent: on}) },
+		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+			return agent.New(agent.Config{OnEvent: on})
+		},
 	})
 	if err != nil {
 		f.Fatal(err)

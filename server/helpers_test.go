@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -69,8 +70,10 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 		return realOpen(ctx)()
 	}
 	opts.Targets = func(context.Context) ([]device.Target, error) { return []device.Target{target}, nil }
-	opts.NewAgent = func(onEvent func(agent.Event)) (server.Agent, error) {
-		return agent.New(agent.Config{OnEvent: onEvent})
+	if opts.NewAgent == nil {
+		opts.NewAgent = func(_ server.ModelSettings, onEvent func(agent.Event)) (server.Agent, error) {
+			return agent.New(agent.Config{OnEvent: onEvent})
+		}
 	}
 	p.srv, err = server.New(opts)
 	if err != nil {
@@ -148,6 +151,21 @@ func (p *phone) state() string {
 	p.t.Helper()
 	m := p.mustDo(200, "GET", "/runtime-info", nil)
 	return m["session"].(map[string]any)["state"].(string)
+}
+
+// events follows GET /events.
+func (p *phone) events() *sse {
+	p.t.Helper()
+	req, err := http.NewRequestWithContext(testCtx(p.t), "GET", p.http.URL+"/events", nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { resp.Body.Close() })
+	return &sse{bufio.NewScanner(resp.Body)}
 }
 
 // ready opens a session on the phone.

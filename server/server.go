@@ -19,16 +19,15 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/store"
 )
 
 // MaxBody bounds every JSON request body.
 const MaxBody = 50 << 20
 
-// Agent runs goals; *agent.Runtime is one.
-type Agent interface {
-	Act(ctx context.Context, t agent.Task) (*agent.Result, error)
-}
+// Agent runs goals and the ai* steps of scripts; *agent.Runtime is one.
+type Agent = runner.AI
 
 // Options configure a Server. Open and NewAgent are required.
 type Options struct {
@@ -38,9 +37,15 @@ type Options struct {
 	Open func(ctx context.Context, id string) (device.Driver, device.Target, func(), error)
 	// Targets lists the devices a session can open; nil lists none.
 	Targets func(ctx context.Context) ([]device.Target, error)
-	// NewAgent builds the runtime that runs goals; it must pass onEvent as
-	// agent.Config.OnEvent, so progress reaches the server.
-	NewAgent func(onEvent func(agent.Event)) (Agent, error)
+	// NewAgent builds the runtime that runs goals and ai* steps, with m on
+	// top of the model settings of apex.yaml and the environment (m is
+	// empty at start). It must pass onEvent as agent.Config.OnEvent, so
+	// progress reaches the server, and fail on settings it cannot use.
+	NewAgent func(m ModelSettings, onEvent func(agent.Event)) (Agent, error)
+	// TestModel asks each model endpoint m configures (on top of the
+	// environment's) for a short answer (POST /config/test); nil: not
+	// offered.
+	TestModel func(ctx context.Context, m ModelSettings) ([]ModelCheck, error)
 	// Store records each task as a run with its events, for reports (nil:
 	// in memory only, and no /report).
 	Store *store.Store
@@ -57,11 +62,11 @@ type Options struct {
 
 // Server is the playground API. Its methods are safe for concurrent use.
 type Server struct {
-	opts  Options
-	id    string
-	log   *slog.Logger
-	agent Agent
-	mux   *http.ServeMux
+	opts   Options
+	id     string
+	log    *slog.Logger
+	models models
+	mux    *http.ServeMux
 
 	sess session
 	// input serialises the device's input: manual actions one at a time,
@@ -90,11 +95,11 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, id: newID(), log: opts.Log}
 	s.sess.init()
 	s.events.init()
-	rt, err := opts.NewAgent(s.onEvent)
+	rt, err := opts.NewAgent(ModelSettings{}, s.onEvent)
 	if err != nil {
 		return nil, fmt.Errorf("server: the AI runtime: %w", err)
 	}
-	s.agent = rt
+	s.models.agent = rt
 	s.routes()
 	return s, nil
 }
@@ -142,6 +147,7 @@ func (s *Server) api() []route {
 		{"GET /report/{run}", s.runReport},
 		{"GET /runs/{run}/{file...}", s.runFile},
 	}
+	rs = append(rs, s.configAPI()...)
 	rs = append(rs, s.contextAPI()...)
 	rs = append(rs, s.authAPI()...)
 	return rs

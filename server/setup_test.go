@@ -19,8 +19,10 @@ func setupOf(t *testing.T, targets func(context.Context) ([]device.Target, error
 		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
 			return nil, device.Target{}, nil, errors.New("not in this test")
 		},
-		Targets:  targets,
-		NewAgent: func(on func(agent.Event)) (server.Agent, error) { return agent.New(agent.Config{OnEvent: on}) },
+		Targets: targets,
+		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+			return agent.New(agent.Config{OnEvent: on})
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

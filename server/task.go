@@ -238,7 +238,7 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice) {
 			}
 		}()
 	}
-	res, err = s.agent.Act(ctx, at)
+	res, err = s.models.current().Act(ctx, at)
 }
 
 // runStatus is the run record's status for how a task ended.

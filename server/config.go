@@ -1,0 +1,250 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ModelSettings are the model settings a client sends (POST /config).
+// Empty fields keep what apex.yaml and the environment say, so an empty
+// config never overwrites the environment.
+type ModelSettings struct {
+	// Provider is openai, anthropic or a preset name (qwen, ollama, …).
+	Provider string `json:"provider,omitempty"`
+	BaseURL  string `json:"baseUrl,omitempty"`
+	Model    string `json:"model,omitempty"`
+	APIKey   string `json:"apiKey,omitempty"`
+}
+
+func (m ModelSettings) trimmed() ModelSettings {
+	return ModelSettings{strings.TrimSpace(m.Provider), strings.TrimSpace(m.BaseURL), strings.TrimSpace(m.Model), strings.TrimSpace(m.APIKey)}
+}
+
+// Empty reports whether m changes nothing.
+func (m ModelSettings) Empty() bool { return m.trimmed() == ModelSettings{} }
+
+// hash is stable across processes and field order: identical settings are
+// a no-op however a client spells its JSON.
+func (m ModelSettings) hash() string {
+	t := m.trimmed()
+	sum := sha256.Sum256([]byte(strings.Join([]string{t.Provider, t.BaseURL, t.Model, t.APIKey}, "\x00")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// ModelView is the settings as GET /config shows them: never the key.
+type ModelView struct {
+	Provider  string `json:"provider,omitempty"`
+	BaseURL   string `json:"baseUrl,omitempty"`
+	Model     string `json:"model,omitempty"`
+	APIKeySet bool   `json:"apiKeySet"`
+	// Source is environment (apex.yaml and the environment alone) or
+	// playground (a client's settings on top).
+	Source string `json:"source"`
+	Hash   string `json:"hash"`
+	// Offline is set when no model is configured: goals run on the rule
+	// planner, in its controlled language.
+	Offline bool `json:"offline"`
+	// Pending is set when new settings wait for the running task to end.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// ModelCheck is one model endpoint's answer to POST /config/test.
+type ModelCheck struct {
+	Roles     []string `json:"roles"`
+	Provider  string   `json:"provider"`
+	Model     string   `json:"model"`
+	BaseURL   string   `json:"baseUrl"`
+	OK        bool     `json:"ok"`
+	LatencyMS int64    `json:"latencyMs"`
+	Answer    string   `json:"answer,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// models holds the settings in force and the runtime built from them.
+type models struct {
+	mu       sync.Mutex
+	settings ModelSettings
+	agent    Agent
+	// next is a runtime built while a task ran; the session adopts it
+	// before its next task.
+	next         Agent
+	nextSettings ModelSettings
+}
+
+// current is the runtime a task starts with, adopting settings that
+// arrived while the last task ran.
+func (ms *models) current() Agent {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.next != nil {
+		ms.agent, ms.settings, ms.next = ms.next, ms.nextSettings, nil
+	}
+	return ms.agent
+}
+
+func (ms *models) view() ModelView {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	m, pending := ms.settings, ms.next != nil
+	a := ms.agent
+	if pending {
+		m, a = ms.nextSettings, ms.next
+	}
+	v := ModelView{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Model, APIKeySet: m.APIKey != "",
+		Source: "environment", Hash: m.hash(), Pending: pending}
+	if !m.Empty() {
+		v.Source = "playground"
+	}
+	if o, ok := a.(interface{ Offline() bool }); ok {
+		v.Offline = o.Offline()
+	}
+	return v
+}
+
+func (s *Server) configAPI() []route {
+	return []route{
+		{"GET /config", s.getConfig},
+		{"POST /config", s.postConfig},
+		{"POST /config/test", s.testConfig},
+	}
+}
+
+func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"model": s.models.view()})
+}
+
+// postConfig applies new model settings. Empty settings and settings
+// identical to those in force change nothing ({"reset": true} returns to
+// the environment's); new ones are validated by building the runtime at
+// once, so a mistake is answered here and not at the next task.
+func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		ModelSettings
+		Reset bool `json:"reset"`
+	}
+	if err := readJSON(r, &body); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, 0, err)
+		return
+	}
+	changed, err := s.Configure(body.ModelSettings, body.Reset)
+	if err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"changed": changed, "model": s.models.view(), "session": s.sess.view()})
+}
+
+// Configure applies model settings as POST /config does and reports
+// whether anything changed.
+func (s *Server) Configure(m ModelSettings, reset bool) (bool, error) {
+	m = m.trimmed()
+	if m.Empty() && !reset {
+		return false, nil
+	}
+	s.models.mu.Lock()
+	in := s.models.settings
+	if s.models.next != nil {
+		in = s.models.nextSettings
+	}
+	s.models.mu.Unlock()
+	if m.hash() == in.hash() {
+		return false, nil
+	}
+	rt, err := s.opts.NewAgent(m, s.onEvent)
+	if err != nil {
+		return false, errorf(http.StatusBadRequest, "model settings: %v", err)
+	}
+	// A running task keeps its runtime; the session adopts the new one
+	// before its next task. An idle session passes through recreating so
+	// clients see the change land.
+	if s.sess.swapIdle(func() { s.adopt(m, rt) }, s.publishSession) {
+		return true, nil
+	}
+	s.models.mu.Lock()
+	s.models.next, s.models.nextSettings = rt, m
+	s.models.mu.Unlock()
+	return true, nil
+}
+
+func (s *Server) adopt(m ModelSettings, rt Agent) {
+	s.models.mu.Lock()
+	defer s.models.mu.Unlock()
+	s.models.settings, s.models.agent, s.models.next = m, rt, nil
+}
+
+// swapIdle runs swap unless a task runs (false). A ready session shows
+// recreating while it swaps; publish tells clients of each state.
+func (ss *session) swapIdle(swap func(), publish func()) bool {
+	ss.mu.Lock()
+	switch ss.state {
+	case StateRunning, StateCreating, StateDestroying, StateRecreating:
+		// Only a running task holds the runtime; the others are brief and
+		// leave the session without a task, so the next task adopts it.
+		ss.mu.Unlock()
+		return false
+	case StateReady:
+		ss.state = StateRecreating
+		ss.mu.Unlock()
+		publish()
+		swap()
+		ss.mu.Lock()
+		if ss.state == StateRecreating {
+			ss.state = StateReady
+		}
+		ss.mu.Unlock()
+		publish()
+		return true
+	}
+	ss.mu.Unlock()
+	swap()
+	return true
+}
+
+// testConfig asks each model endpoint the settings configure for a short
+// answer: the settings in the body on top of the environment's, or those
+// in force when the body is empty.
+func (s *Server) testConfig(w http.ResponseWriter, r *http.Request) {
+	var m ModelSettings
+	if err := readJSON(r, &m); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, 0, err)
+		return
+	}
+	if s.opts.TestModel == nil {
+		writeError(w, http.StatusNotImplemented, errors.New("this playground cannot test models"))
+		return
+	}
+	if m.Empty() {
+		s.models.mu.Lock()
+		m = s.models.settings
+		if s.models.next != nil {
+			m = s.models.nextSettings
+		}
+		s.models.mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), modelTestTimeout)
+	defer cancel()
+	checks, err := s.opts.TestModel(ctx, m.trimmed())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("model test: %w", err))
+		return
+	}
+	ok := len(checks) > 0
+	for _, c := range checks {
+		ok = ok && c.OK
+	}
+	if checks == nil {
+		checks = []ModelCheck{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": ok, "results": checks})
+}
+
+// modelTestTimeout bounds POST /config/test: a check is one short answer.
+const modelTestTimeout = 60 * time.Second
