@@ -37,7 +37,7 @@ func TestScreenshot(t *testing.T) {
 func TestMJPEG(t *testing.T) {
 	p := startPhone(t, &phoneOptions{opts: server.Options{Resend: 50 * time.Millisecond, FrameInterval: 20 * time.Millisecond}})
 	p.ready()
-	id := p.mustDo(202, "POST", "/execute", map[string]string{"goal": longGoal})["requestId"].(string)
+	id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": longGoal, "async": true})["requestId"].(string)
 
 	req, _ := http.NewRequestWithContext(testCtx(t), "GET", p.http.URL+"/mjpeg", nil)
 	resp, err := http.DefaultClient.Do(req)

@@ -39,9 +39,10 @@ func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
 // knownRun is the store and the run the path names, which must exist, so
 // the id can never name a directory outside the store.
 func (s *Server) knownRun(w http.ResponseWriter, r *http.Request) (*store.Store, string, bool) {
-	st, id := s.opts.Store, r.PathValue("run")
-	if st == nil {
-		writeError(w, http.StatusNotFound, errors.New("this playground records no runs"))
+	id := r.PathValue("run")
+	st, err := s.store()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
 		return nil, "", false
 	}
 	if _, err := st.Run(r.Context(), id); err != nil {

@@ -58,6 +58,9 @@ type Options struct {
 	// Token, when set, is required of every request (see guard.go); the
 	// playground must have one to answer on a non-loopback address.
 	Token string
+	// AllowShell lets POST /execute run script steps that run commands on
+	// the device (runAdbShell, runWdaRequest); off by default.
+	AllowShell bool
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.
@@ -76,6 +79,7 @@ type Server struct {
 	events  broker
 	preview previewHub
 	rec     recorder
+	scratch scratch
 }
 
 // New builds a Server; it opens no device until POST /session.
@@ -114,6 +118,7 @@ func (s *Server) Handler() http.Handler { return s.guarded(s.mux) }
 func (s *Server) Close() error {
 	s.destroy()
 	s.events.close()
+	s.closeScratch()
 	return nil
 }
 

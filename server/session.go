@@ -233,9 +233,18 @@ func (s *Server) relink(ctx context.Context, broken device.Driver) error {
 		return nil
 	}
 	ss.state = StateRecreating
-	release, id := ss.release, ss.openID
 	ss.mu.Unlock()
 	s.publishSession()
+	return s.reopen(ctx)
+}
+
+// reopen releases the recreating session's device and opens it again:
+// ready with the new link, or required with the error.
+func (s *Server) reopen(ctx context.Context) error {
+	ss := &s.sess
+	ss.mu.Lock()
+	release, id := ss.release, ss.openID
+	ss.mu.Unlock()
 	release()
 	drv, t, rel, err := s.opts.Open(ctx, id)
 	ss.mu.Lock()

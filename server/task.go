@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,64 +28,90 @@ type Progress struct {
 	Text   string    `json:"text,omitempty"`
 }
 
-// TaskView is a task as /task-progress and /cancel answer it.
+// TaskView is a task as /execute, /task-progress and /cancel answer it.
 type TaskView struct {
 	RequestID string `json:"requestId"`
-	Goal      string `json:"goal"`
-	// Status is running, then the agent's done, failed, review_required
-	// or canceled, or error when the task could not run at all.
-	Status string        `json:"status"`
-	Error  string        `json:"error,omitempty"`
-	Result *agent.Result `json:"result,omitempty"`
-	// RunID is the task's run in the store (apex report RUN-ID).
-	RunID    string     `json:"runId,omitempty"`
+	// Kind is goal, step or action; Goal is the goal, or the step or
+	// action as given.
+	Kind string `json:"kind"`
+	Goal string `json:"goal"`
+	// Status is running, then done, failed, review_required or canceled,
+	// or error when the task could not run to its end.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Result is the runtime's *agent.Result for a goal, the runner's
+	// outcome for a step or an action.
+	Result any `json:"result,omitempty"`
+	// RunID is the task's run in the store (apex report RUN-ID);
+	// ReportHTML is the URL of its HTML report, once it has ended.
+	RunID      string `json:"runId,omitempty"`
+	ReportHTML string `json:"reportHTML,omitempty"`
+	// Dump is the task's whole record once it has ended: the run, its
+	// steps (with each Scene) and its agent events.
+	Dump     *Dump      `json:"dump,omitempty"`
 	Progress []Progress `json:"progress"`
+}
+
+// Dump is a task's record, as the store keeps it.
+type Dump struct {
+	Run    store.Run     `json:"run"`
+	Steps  []store.Step  `json:"steps"`
+	Events []store.Event `json:"events"`
 }
 
 const statusRunning = "running"
 
-// task is one goal run in the background.
+// task is one job run in the background.
 type task struct {
-	id, goal string
-	cancel   context.CancelFunc
-	done     chan struct{} // closed after the session is free again
+	id     string
+	job    job
+	cancel context.CancelFunc
+	done   chan struct{} // closed after the session is free again
 
-	mu       sync.Mutex
-	status   string
-	err      string
-	result   *agent.Result
-	progress []Progress
-	runID    string
+	mu         sync.Mutex
+	status     string
+	err        string
+	result     any
+	progress   []Progress
+	runID      string
+	reportHTML string
+	dump       *Dump
 }
 
-func (t *task) add(e agent.Event) Progress {
+func (t *task) addProgress(p Progress) Progress {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	p := project(e)
 	p.Seq = len(t.progress) + 1
 	t.progress = append(t.progress, p)
 	return p
 }
 
-// view is the task with the progress after seq since.
-func (t *task) view(since int) TaskView {
+// view is the task with the progress after seq since; withDump adds its
+// record, once it has ended.
+func (t *task) view(since int, withDump bool) TaskView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := TaskView{RequestID: t.id, Goal: t.goal, Status: t.status, Error: t.err, Result: t.result, RunID: t.runID, Progress: []Progress{}}
+	v := TaskView{RequestID: t.id, Kind: t.job.kind, Goal: t.job.title, Status: t.status, Error: t.err, Result: t.result,
+		RunID: t.runID, ReportHTML: t.reportHTML, Progress: []Progress{}}
+	if withDump {
+		v.Dump = t.dump
+	}
 	if since < len(t.progress) {
 		v.Progress = append(v.Progress, t.progress[max(since, 0):]...)
 	}
 	return v
 }
 
-func (t *task) finish(res *agent.Result, err error) {
+func (t *task) setRun(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.result = res
-	t.status = "error"
-	if res != nil {
-		t.status = res.Status
-	}
+	t.runID = id
+}
+
+func (t *task) finish(status string, res any, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.status, t.result = status, res
 	if err != nil {
 		t.err = err.Error()
 	}
@@ -128,11 +153,15 @@ type taskTable struct {
 	order []string
 }
 
-func (tt *taskTable) add(t *task) {
+// add keeps t, unless its id is taken.
+func (tt *taskTable) add(t *task) bool {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	if tt.m == nil {
 		tt.m = map[string]*task{}
+	}
+	if _, taken := tt.m[t.id]; taken {
+		return false
 	}
 	tt.m[t.id] = t
 	tt.order = append(tt.order, t.id)
@@ -140,6 +169,7 @@ func (tt *taskTable) add(t *task) {
 		delete(tt.m, tt.order[0])
 		tt.order = tt.order[1:]
 	}
+	return true
 }
 
 func (tt *taskTable) get(id string) *task {
@@ -175,87 +205,6 @@ func (ss *session) end(t *task) {
 	}
 }
 
-func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Goal  string `json:"goal"`
-		Async bool   `json:"async"`
-	}
-	if err := readJSON(r, &body); err != nil {
-		writeError(w, 0, err)
-		return
-	}
-	if strings.TrimSpace(body.Goal) == "" {
-		writeError(w, http.StatusBadRequest, fmt.Errorf(`say what to do: {"goal": "tap \"Settings\""}`))
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{id: newID(), goal: body.Goal, cancel: cancel, done: make(chan struct{}), status: statusRunning}
-	dev, err := s.sess.begin(t)
-	if err != nil {
-		cancel()
-		writeError(w, 0, err)
-		return
-	}
-	s.tasks.add(t)
-	s.publishSession()
-	go s.run(ctx, t, dev)
-	writeJSON(w, http.StatusAccepted, map[string]any{"requestId": t.id})
-}
-
-// run carries out t and frees the session however it ends.
-func (s *Server) run(ctx context.Context, t *task, dev sessionDevice) {
-	var res *agent.Result
-	err := fmt.Errorf("task %s: the runtime panicked", t.id)
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("task panicked", "task", t.id, "panic", p)
-		}
-		t.cancel()
-		t.finish(res, err)
-		s.sess.end(t)
-		close(t.done)
-		v := t.view(1 << 30)
-		s.events.publish(Message{Type: "task", RequestID: t.id, Task: &v})
-		s.publishSession()
-	}()
-	s.input.Lock()
-	defer s.input.Unlock()
-	at := agent.Task{Goal: t.goal, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: s.opts.Store}
-	if st := s.opts.Store; st != nil {
-		run, rerr := st.StartRun(ctx, store.Run{Name: "playground: " + t.goal, Device: dev.target.ID})
-		if rerr != nil {
-			err = fmt.Errorf("record the task: %w", rerr)
-			return
-		}
-		at.RunID = run.ID
-		t.mu.Lock()
-		t.runID = run.ID
-		t.mu.Unlock()
-		defer func() {
-			status, reason := runStatus(res, err)
-			if ferr := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); ferr != nil {
-				s.log.Warn("finish the record", "run", run.ID, "err", ferr)
-			}
-		}()
-	}
-	res, err = s.models.current().Act(ctx, at)
-}
-
-// runStatus is the run record's status for how a task ended.
-func runStatus(res *agent.Result, err error) (string, string) {
-	switch {
-	case res == nil && err != nil:
-		return store.StatusError, err.Error()
-	case res == nil:
-		return store.StatusError, "the runtime panicked"
-	case res.Status == agent.Done:
-		return store.StatusPassed, ""
-	case res.Status == agent.Canceled:
-		return store.StatusCanceled, res.Reason
-	}
-	return store.StatusFailed, res.Reason
-}
-
 // onEvent routes the runtime's events to the running task: one task runs
 // at a time, and its events arrive before Act returns.
 func (s *Server) onEvent(e agent.Event) {
@@ -266,7 +215,7 @@ func (s *Server) onEvent(e agent.Event) {
 		s.log.Debug("event with no task running", "type", e.ActionType)
 		return
 	}
-	p := t.add(e)
+	p := t.addProgress(project(e))
 	s.events.publish(Message{Type: "progress", RequestID: t.id, Progress: &p})
 }
 
@@ -285,7 +234,7 @@ func (s *Server) taskProgress(w http.ResponseWriter, r *http.Request) {
 		}
 		since = n
 	}
-	writeJSON(w, http.StatusOK, t.view(since))
+	writeJSON(w, http.StatusOK, t.view(since, true))
 }
 
 // cancel cancels a running task and answers once it has ended, so the next
@@ -298,7 +247,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-t.done:
-		v := t.view(1 << 30)
+		v := t.view(1<<30, false)
 		writeError(w, 0, &apiError{code: http.StatusConflict, err: fmt.Errorf("task %s already ended: %s", t.id, v.Status),
 			fields: map[string]any{"requestId": t.id, "status": v.Status}})
 		return
@@ -310,5 +259,5 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
-	writeJSON(w, http.StatusOK, t.view(0))
+	writeJSON(w, http.StatusOK, t.view(0, true))
 }

@@ -30,7 +30,7 @@ func TestExecuteOneAtATimeAndCancel(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range answers {
 		wg.Go(func() {
-			code, m := p.do("POST", "/execute", map[string]string{"goal": longGoal})
+			code, m := p.do("POST", "/execute", map[string]any{"goal": longGoal, "async": true})
 			answers[i] = answer{code, m}
 		})
 	}
@@ -73,7 +73,7 @@ func TestExecuteOneAtATimeAndCancel(t *testing.T) {
 	}
 
 	// The next execute runs at once and to its end.
-	m = p.mustDo(202, "POST", "/execute", map[string]string{"goal": `tap "Settings", then check "Network & internet" exists`})
+	m = p.mustDo(202, "POST", "/execute", map[string]any{"goal": `tap "Settings", then check "Network & internet" exists`, "async": true})
 	v := p.wait(m["requestId"].(string))
 	if v["status"] != "done" {
 		t.Fatalf("task after cancel: %v", v)
@@ -85,11 +85,11 @@ func TestExecuteOneAtATimeAndCancel(t *testing.T) {
 		t.Errorf("state after a task = %q, want ready", st)
 	}
 	// A failed task frees the session too.
-	m = p.mustDo(202, "POST", "/execute", map[string]string{"goal": `check "No Such Thing" exists`})
+	m = p.mustDo(202, "POST", "/execute", map[string]any{"goal": `check "No Such Thing" exists`, "async": true})
 	if v := p.wait(m["requestId"].(string)); v["status"] != "failed" {
 		t.Errorf("task checking for a missing element: %v, want failed", v["status"])
 	}
-	p.mustDo(202, "POST", "/execute", map[string]string{"goal": `back`})
+	p.mustDo(202, "POST", "/execute", map[string]any{"goal": `back`, "async": true})
 }
 
 func TestExecuteBadRequests(t *testing.T) {
@@ -143,7 +143,7 @@ func TestProgressEvents(t *testing.T) {
 		t.Fatalf("first event %s %v, want the ready session", typ, m)
 	}
 
-	id := p.mustDo(202, "POST", "/execute", map[string]string{"goal": `tap "Settings", then check "Network & internet" exists`})["requestId"].(string)
+	id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": `tap "Settings", then check "Network & internet" exists`, "async": true})["requestId"].(string)
 	var types []string
 	var states []string
 	for {
@@ -206,7 +206,7 @@ func TestExecuteRecordsRun(t *testing.T) {
 		{`tap "Settings", then check "Network & internet" exists`, store.StatusPassed},
 		{`check "No Such Thing" exists`, store.StatusFailed},
 	} {
-		id := p.mustDo(202, "POST", "/execute", map[string]string{"goal": tc.goal})["requestId"].(string)
+		id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": tc.goal, "async": true})["requestId"].(string)
 		v := p.wait(id)
 		runID, _ := v["runId"].(string)
 		if runID == "" {

@@ -1,0 +1,130 @@
+package server_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestExecuteAnswers checks the synchronous answer of each kind of job:
+// {result, dump, error, reportHTML, requestId}.
+func TestExecuteAnswers(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	tests := []struct {
+		name       string
+		body       map[string]any
+		kind       string
+		status     string
+		foreground string // after the job
+		errPart    string
+	}{
+		{"goal", map[string]any{"goal": `tap "Settings"`}, "goal", "done", "com.apex.settings", ""},
+		{"structured action", map[string]any{"action": "Back"}, "action", "done", "com.apex.launcher", ""},
+		{"deterministic step", map[string]any{"step": map[string]any{"tap": map[string]string{"text": "Settings"}}}, "step", "done", "com.apex.settings", ""},
+		{"ai step offline", map[string]any{"step": map[string]string{"aiTap": "Network & internet"}}, "step", "done", "com.apex.settings", ""},
+		{"failing step", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "No Such Thing"}}}, "step", "failed", "com.apex.settings", "No Such Thing"},
+		{"action by alias with params", map[string]any{"action": "KeyboardPress", "params": map[string]string{"keyName": "Home"}}, "action", "done", "com.apex.launcher", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := p.mustDo(200, "POST", "/execute", tt.body)
+			if m["kind"] != tt.kind || m["status"] != tt.status {
+				t.Fatalf("answer kind %v status %v (error %v), want %s %s", m["kind"], m["status"], m["error"], tt.kind, tt.status)
+			}
+			if tt.errPart != "" && !strings.Contains(m["error"].(string), tt.errPart) {
+				t.Errorf("error %q, want it to name %q", m["error"], tt.errPart)
+			}
+			if m["result"] == nil || m["requestId"] == "" {
+				t.Errorf("answer without result or requestId: %v", m)
+			}
+			dump, _ := m["dump"].(map[string]any)
+			if dump == nil || dump["run"].(map[string]any)["id"] != m["runId"] {
+				t.Fatalf("dump %v, want the task's run %v", dump, m["runId"])
+			}
+			// A goal's record is its agent events; a step's, its steps.
+			steps, _ := dump["steps"].([]any)
+			events, _ := dump["events"].([]any)
+			if (tt.kind == "goal" && len(events) == 0) || (tt.kind != "goal" && len(steps) == 0) {
+				t.Errorf("dump of a %s has %d steps and %d events", tt.kind, len(steps), len(events))
+			}
+			report, _ := m["reportHTML"].(string)
+			if !strings.HasPrefix(report, "/runs/") {
+				t.Fatalf("reportHTML = %q, want the report's URL", report)
+			}
+			code, page := p.raw("GET", report, nil, nil)
+			if code != 200 || !strings.Contains(string(page), "<html") {
+				t.Errorf("GET %s: %d", report, code)
+			}
+			if fg, _ := p.dev.Phone.Foreground(); fg != tt.foreground {
+				t.Errorf("foreground after %s = %q, want %q", tt.name, fg, tt.foreground)
+			}
+			if st := p.state(); st != "ready" {
+				t.Errorf("state after the task = %q, want ready", st)
+			}
+		})
+	}
+}
+
+func TestExecuteRefuses(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	tests := []struct {
+		name string
+		body any
+		code int
+		part string
+	}{
+		{"nothing", map[string]any{}, 400, "say what to do"},
+		{"blank goal", map[string]string{"goal": "  "}, 400, "say what to do"},
+		{"two at once", map[string]any{"goal": "back", "action": "Back"}, 400, "one of"},
+		{"unknown action", map[string]any{"action": "Teleport"}, 400, `no action "Teleport"`},
+		{"bad params", map[string]any{"action": "Tap", "params": map[string]int{"locate": 3}}, 400, "Tap"},
+		{"unknown step", map[string]any{"step": map[string]string{"aiTapp": "x"}}, 400, "aiTapp"},
+		{"two steps", map[string]any{"step": []any{map[string]string{"aiTap": "x"}}}, 400, "step"},
+		{"shell step", map[string]any{"step": map[string]string{"runAdbShell": "reboot"}}, 403, "--allow-shell"},
+		{"bad request id", map[string]any{"goal": "back", "requestId": "a b"}, 400, "requestId"},
+		{"unknown field", map[string]any{"gaol": "back"}, 400, "gaol"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, m := p.do("POST", "/execute", tt.body)
+			if code != tt.code || !strings.Contains(m["error"].(string), tt.part) {
+				t.Errorf("%d %v, want %d naming %q", code, m, tt.code, tt.part)
+			}
+		})
+	}
+	if st := p.state(); st != "ready" {
+		t.Errorf("state after refused executes = %q, want ready", st)
+	}
+}
+
+// TestExecuteClientRequestID follows a synchronous execute by the id the
+// client chose, and refuses the id a second time.
+func TestExecuteClientRequestID(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	var wg sync.WaitGroup
+	var answer map[string]any
+	wg.Go(func() {
+		answer = p.mustDo(200, "POST", "/execute", map[string]any{"goal": `tap "Settings", back, tap "Settings"`, "requestId": "mine-1"})
+	})
+	// The id is known before the answer comes.
+	for code := 404; code == 404; {
+		code, _ = p.do("GET", "/task-progress/mine-1", nil)
+	}
+	v := p.wait("mine-1")
+	wg.Wait()
+	if v["status"] != "done" || answer["requestId"] != "mine-1" || answer["status"] != "done" {
+		t.Fatalf("progress %v, answer %v", v["status"], answer)
+	}
+	if len(v["progress"].([]any)) == 0 {
+		t.Errorf("no progress for the task followed by its id")
+	}
+	if code, m := p.do("POST", "/execute", map[string]any{"goal": "back", "requestId": "mine-1"}); code != 409 || !strings.Contains(m["error"].(string), "already used") {
+		t.Errorf("reused requestId: %d %v, want 409", code, m)
+	}
+	if st := p.state(); st != "ready" {
+		t.Errorf("state after a refused id = %q, want ready", st)
+	}
+}

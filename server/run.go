@@ -1,0 +1,288 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/report"
+	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/store"
+)
+
+// execute starts a task: a goal, a step or an action (ExecuteRequest).
+// One task runs at a time: a second gets 409 with the running task's id.
+// The answer waits for the task's end and carries its result, record and
+// report, unless the request asks for async (202 with the requestId).
+func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
+	var req ExecuteRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	dev, err := s.sess.open(false)
+	if err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	j, err := s.parseJob(req, dev.space)
+	if err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	id := req.RequestID
+	if id == "" {
+		id = newID()
+	}
+	t := &task{id: id, job: j, cancel: cancel, done: make(chan struct{}), status: statusRunning}
+	if dev, err = s.sess.begin(t); err != nil {
+		cancel()
+		writeError(w, 0, err)
+		return
+	}
+	if !s.tasks.add(t) {
+		s.sess.end(t)
+		cancel()
+		writeError(w, 0, duplicateID(id))
+		return
+	}
+	s.publishSession()
+	// The task keeps the runtime in force when it began; settings that
+	// arrive while it runs wait for the next task.
+	go s.run(ctx, t, dev, s.models.current())
+	if req.Async {
+		writeJSON(w, http.StatusAccepted, map[string]any{"requestId": t.id})
+		return
+	}
+	select {
+	case <-t.done:
+		writeJSON(w, http.StatusOK, t.view(0, true))
+	case <-r.Context().Done():
+		// The client left; the task goes on (POST /cancel/ID stops it).
+	}
+}
+
+// run carries out t and frees the session however it ends.
+func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt Agent) {
+	status, res, err := "error", any(nil), fmt.Errorf("task %s: the runtime panicked", t.id)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("task panicked", "task", t.id, "panic", p)
+		}
+		canceled := ctx.Err() != nil
+		t.cancel()
+		s.record(t)
+		if canceled || status == "error" {
+			s.settle(t, dev)
+		} else {
+			s.sess.end(t)
+		}
+		// The task shows its end once the session is free for the next.
+		t.finish(status, res, err)
+		close(t.done)
+		v := t.view(1<<30, false)
+		s.events.publish(Message{Type: "task", RequestID: t.id, Task: &v})
+		s.publishSession()
+	}()
+	s.input.Lock()
+	defer s.input.Unlock()
+	st, serr := s.store()
+	if serr != nil {
+		err = serr
+		return
+	}
+	if t.job.kind != "goal" {
+		status, res, err = s.runScript(ctx, t, dev, st, rt)
+		return
+	}
+	status, res, err = s.runGoal(ctx, t, dev, st, rt)
+}
+
+func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt Agent) (string, any, error) {
+	// Recorded even when cancelled at once: the runtime then ends it as
+	// canceled, with its events.
+	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "playground: " + t.job.title, Device: dev.target.ID})
+	if err != nil {
+		return "error", nil, fmt.Errorf("record the task: %w", err)
+	}
+	t.setRun(run.ID)
+	res, err := rt.Act(ctx, agent.Task{Goal: t.job.title, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: st, RunID: run.ID})
+	status, reason := runStatus(res, err)
+	if ferr := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); ferr != nil {
+		s.log.Warn("finish the record", "run", run.ID, "err", ferr)
+	}
+	if res == nil {
+		return "error", nil, err
+	}
+	return res.Status, res, err
+}
+
+// runScript runs the task's one-step script as apex run would; ai* steps
+// reach the runtime.
+func (s *Server) runScript(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt Agent) (string, any, error) {
+	res, err := runner.Run(ctx, dev.drv, t.job.script, &runner.Options{
+		Store: st, Space: dev.space, Device: dev.target.ID, Name: "playground: " + t.job.title, Log: s.log, AI: rt,
+		OnStep: func(p runner.Progress) {
+			t.setRun(p.RunID)
+			pr := t.addProgress(Progress{Time: time.Now(), Type: "step", Role: "runner", Status: p.Status, Step: p.Step, Text: stepText(p)})
+			s.events.publish(Message{Type: "progress", RequestID: t.id, Progress: &pr})
+		},
+	})
+	if res == nil {
+		return "error", nil, err
+	}
+	t.setRun(res.Run.ID)
+	out := map[string]any{"status": res.Status, "reason": res.Reason, "outputs": res.Outputs, "steps": res.Steps}
+	switch res.Status {
+	case store.StatusPassed:
+		return agent.Done, out, err
+	case store.StatusCanceled:
+		return agent.Canceled, out, err
+	case store.StatusFailed:
+		return agent.Failed, out, cmpErr(err, res.Reason)
+	}
+	return "error", out, cmpErr(err, res.Reason)
+}
+
+func stepText(p runner.Progress) string {
+	if p.Error != "" {
+		return p.Name + ": " + p.Error
+	}
+	return p.Name
+}
+
+// cmpErr is err, or reason as an error when err is nil.
+func cmpErr(err error, reason string) error {
+	if err == nil && reason != "" {
+		return errors.New(reason)
+	}
+	return err
+}
+
+// runStatus is the run record's status for how a goal ended.
+func runStatus(res *agent.Result, err error) (string, string) {
+	switch {
+	case res == nil && err != nil:
+		return store.StatusError, err.Error()
+	case res == nil:
+		return store.StatusError, "the runtime panicked"
+	case res.Status == agent.Done:
+		return store.StatusPassed, ""
+	case res.Status == agent.Canceled:
+		return store.StatusCanceled, res.Reason
+	}
+	return store.StatusFailed, res.Reason
+}
+
+// record writes the report of t's run and keeps its record for the answer.
+func (s *Server) record(t *task) {
+	t.mu.Lock()
+	id := t.runID
+	t.mu.Unlock()
+	st, err := s.store()
+	if id == "" || err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := &Dump{Steps: []store.Step{}, Events: []store.Event{}}
+	var steps []store.Step
+	var events []store.Event
+	if d.Run, err = st.Run(ctx, id); err == nil {
+		steps, err = st.Steps(ctx, id)
+	}
+	if err == nil {
+		events, err = st.RunEvents(ctx, id)
+	}
+	d.Steps, d.Events = append(d.Steps, steps...), append(d.Events, events...)
+	if err != nil {
+		s.log.Warn("read the task's record", "run", id, "err", err)
+		return
+	}
+	var url string
+	if _, werr := report.Write(ctx, st, id); werr != nil {
+		s.log.Warn("write the task's report", "run", id, "err", werr)
+	} else {
+		url = "/runs/" + id + "/" + report.FileName
+	}
+	t.mu.Lock()
+	t.dump, t.reportHTML = d, url
+	t.mu.Unlock()
+}
+
+// settle follows a task that was cancelled or could not run to its end:
+// the session shows recreating while the device link is checked, and the
+// device is opened again only when the link is broken. The runtime is
+// kept: nothing about it broke.
+func (s *Server) settle(t *task, dev sessionDevice) {
+	ss := &s.sess
+	ss.mu.Lock()
+	if ss.running != t || ss.state != StateRunning {
+		// Destroyed meanwhile: the session is not ours to settle.
+		ss.mu.Unlock()
+		s.sess.end(t)
+		return
+	}
+	ss.running, ss.state = nil, StateRecreating
+	ss.mu.Unlock()
+	s.publishSession()
+	ctx, cancel := context.WithTimeout(context.Background(), linkCheckTimeout)
+	defer cancel()
+	if _, err := dev.drv.Info(ctx); errors.Is(err, device.ErrOffline) {
+		s.log.Warn("the device link broke during a task: reopening", "device", dev.target.ID, "err", err)
+		_ = s.reopen(ctx)
+		return
+	}
+	ss.mu.Lock()
+	if ss.state == StateRecreating {
+		ss.state = StateReady
+	}
+	ss.mu.Unlock()
+}
+
+// linkCheckTimeout bounds the check and the reopening of a device link.
+const linkCheckTimeout = 20 * time.Second
+
+// scratch is a store in a temporary directory for a server given none, so
+// every task still has a record and a report.
+type scratch struct {
+	once sync.Once
+	st   *store.Store
+	dir  string
+	err  error
+}
+
+// store is Options.Store, or the scratch store.
+func (s *Server) store() (*store.Store, error) {
+	if s.opts.Store != nil {
+		return s.opts.Store, nil
+	}
+	s.scratch.once.Do(func() {
+		s.scratch.dir, s.scratch.err = os.MkdirTemp("", "apex-playground-")
+		if s.scratch.err == nil {
+			s.scratch.st, s.scratch.err = store.Open(s.scratch.dir)
+		}
+		if s.scratch.err != nil {
+			s.scratch.err = fmt.Errorf("a scratch store for the task's record: %w", s.scratch.err)
+		}
+	})
+	return s.scratch.st, s.scratch.err
+}
+
+// closeScratch removes the scratch store, if one was made.
+func (s *Server) closeScratch() {
+	s.scratch.once.Do(func() {}) // no store is made after Close
+	if s.scratch.st != nil {
+		s.scratch.st.Close()
+	}
+	if s.scratch.dir != "" {
+		os.RemoveAll(s.scratch.dir)
+	}
+}
