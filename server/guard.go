@@ -24,7 +24,7 @@ func (s *Server) guarded(h http.Handler) http.Handler {
 // any host name, once the gate lets the request in.
 func guard(h http.Handler, g *gate) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g == nil && !loopbackHost(r.Host) {
+		if g == nil && !Loopback(r.Host) {
 			// A page whose name was rebound to 127.0.0.1 sends its own
 			// name as Host (and Origin); only loopback names reach the API.
 			writeError(w, http.StatusForbidden, fmt.Errorf("host %q refused: the playground answers on 127.0.0.1 or localhost only (start it with --host and a token to serve other names)", r.Host))
@@ -51,7 +51,10 @@ func guard(h http.Handler, g *gate) http.Handler {
 	})
 }
 
-func loopbackHost(hostport string) bool {
+// Loopback reports whether hostport (a host name or address, with or
+// without a port) names this machine's loopback interface: the only names a
+// playground without a token answers to.
+func Loopback(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
