@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -10,6 +11,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/apexagent/apex/device"
 )
 
 // previewMaxHeight bounds the height of MJPEG frames: a phone's full
@@ -28,6 +31,10 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	img, err := dev.drv.Screenshot(r.Context())
+	if errors.Is(err, device.ErrOffline) {
+		s.relinkAnswer(w, r, dev, "screenshot", err)
+		return
+	}
 	if err != nil {
 		writeError(w, http.StatusBadGateway, fmt.Errorf("screenshot of %s: %w", dev.target.ID, err))
 		return
@@ -179,7 +186,8 @@ func (f *feed) end() {
 
 // produce polls the session's screen every FrameInterval and publishes a
 // JPEG when it changed, until ctx ends or the session does. A failed
-// screenshot is retried at the next tick.
+// screenshot is retried at the next tick; a broken device link is opened
+// again, and the stream goes on with the new link's frames.
 func (s *Server) produce(ctx context.Context, f *feed) {
 	defer f.end()
 	tick := time.NewTicker(s.opts.FrameInterval)
@@ -187,13 +195,22 @@ func (s *Server) produce(ctx context.Context, f *feed) {
 	var last []byte
 	for {
 		dev, err := s.sess.open(false)
-		if err != nil {
+		if err != nil && !errors.Is(err, errRecreating) {
 			return
 		}
-		shot, err := dev.drv.Screenshot(ctx)
+		var shot []byte
+		if err == nil {
+			shot, err = dev.drv.Screenshot(ctx)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return
+		case errors.Is(err, errRecreating):
+		case errors.Is(err, device.ErrOffline):
+			s.log.Warn("preview: the device link broke: reopening", "device", dev.target.ID, "err", err)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), linkCheckTimeout)
+			_ = s.relink(rctx, dev.drv)
+			cancel()
 		case err != nil:
 			s.log.Debug("preview screenshot", "device", dev.target.ID, "err", err)
 		case !bytes.Equal(shot, last):

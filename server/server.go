@@ -132,6 +132,7 @@ func (s *Server) api() []route {
 	rs := []route{
 		{"GET /status", s.status},
 		{"GET /runtime-info", s.runtimeInfo},
+		{"GET /interface-info", s.interfaceInfo},
 		{"GET /session/setup", s.setup},
 		{"GET /session/targets", s.targets},
 		{"POST /session", s.createSession},
@@ -167,6 +168,39 @@ func (s *Server) routes() {
 	}
 	s.serveUI(m, list) // the web page at /; GET /api lists the endpoints
 	s.mux = m
+}
+
+// interfaceInfo describes what the session drives, for a client's title
+// and help: the kind of device, a line about it, and what it can do.
+func (s *Server) interfaceInfo(w http.ResponseWriter, r *http.Request) {
+	ss := &s.sess
+	ss.mu.Lock()
+	state, target, space := ss.state, ss.target, ss.space
+	ss.mu.Unlock()
+	out := map[string]any{"type": "none", "description": "no device session: POST /session to open one", "state": state, "actions": []string{}}
+	if space != nil {
+		out["type"] = string(target.Platform)
+		out["description"] = describeTarget(target)
+		out["device"] = target
+		out["actions"] = space.Names()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// describeTarget is one line about a device: "Android · Pixel 7 (emulator-5554)".
+func describeTarget(t device.Target) string {
+	kind := map[device.Platform]string{device.Android: "Android", device.IOS: "iOS"}[t.Platform]
+	if kind == "" {
+		kind = string(t.Platform)
+	}
+	name := t.Model
+	if name == "" {
+		name = t.Serial
+	}
+	if name == "" || name == t.ID {
+		return kind + " · " + t.ID
+	}
+	return kind + " · " + name + " (" + t.ID + ")"
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {

@@ -78,6 +78,10 @@ type sessionDevice struct {
 	space  *action.Space
 }
 
+// errRecreating answers a request while the session's device link is
+// checked or opened again.
+var errRecreating = errorf(http.StatusServiceUnavailable, "reconnecting to the device: retry in a moment")
+
 var errNoSession = errorf(http.StatusConflict, "no device session: POST /session with a deviceId first")
 
 // open returns the session's device. With idle set, a running task is a
@@ -89,7 +93,7 @@ func (ss *session) open(idle bool) (sessionDevice, error) {
 	case ss.state == StateRunning && idle:
 		return sessionDevice{}, runningError(ss.running)
 	case ss.state == StateRecreating:
-		return sessionDevice{}, errorf(http.StatusServiceUnavailable, "reconnecting to the device: retry in a moment")
+		return sessionDevice{}, errRecreating
 	case ss.state != StateReady && ss.state != StateRunning:
 		return sessionDevice{}, errNoSession
 	}

@@ -171,3 +171,20 @@ func TestConnectAndIndex(t *testing.T) {
 		t.Errorf("GET /nowhere: %d, want 404", code)
 	}
 }
+
+func TestInterfaceInfo(t *testing.T) {
+	p := startPhone(t, nil)
+	m := p.mustDo(200, "GET", "/interface-info", nil)
+	if m["type"] != "none" || !strings.Contains(m["description"].(string), "POST /session") {
+		t.Errorf("interface-info with no session: %v", m)
+	}
+	p.ready()
+	m = p.mustDo(200, "GET", "/interface-info", nil)
+	actions, _ := m["actions"].([]any)
+	if m["type"] != "android" || !strings.HasPrefix(m["description"].(string), "Android · ") || len(actions) < 10 {
+		t.Errorf("interface-info of the simulated phone: %v", m)
+	}
+	if m["device"].(map[string]any)["id"] == "" {
+		t.Errorf("interface-info names no device: %v", m)
+	}
+}
