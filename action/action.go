@@ -250,6 +250,10 @@ func (a *Action) resolve(ctx context.Context, env *Env, v reflect.Value) error {
 		if l.IsZero() {
 			return fmt.Errorf("%s: %s is empty: say which element to find", a.name, f.name)
 		}
+		if l.Point != nil {
+			l.setTarget(pointTarget(ctx, env, *l))
+			continue
+		}
 		if env.Resolver == nil {
 			return fmt.Errorf("%s: cannot find %s %s: no resolver to look at the screen (Env.Resolver is nil)", a.name, f.name, l)
 		}
@@ -260,6 +264,19 @@ func (a *Action) resolve(ctx context.Context, env *Env, v reflect.Value) error {
 		l.setTarget(t)
 	}
 	return nil
+}
+
+// pointTarget is a point locator's target: the point as given, with the
+// element the resolver finds there, if any (only for the record: a click
+// on a picture of the screen lands where it was made).
+func pointTarget(ctx context.Context, env *Env, l Locator) Target {
+	t := Target{Point: *l.Point}
+	if env.Resolver != nil {
+		if found, err := env.Resolver.Resolve(ctx, l); err == nil {
+			t.Element = found.Element
+		}
+	}
+	return t
 }
 
 // locatorAt returns the Locator a field holds, or nil for a nil *Locator.

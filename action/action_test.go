@@ -74,7 +74,7 @@ func TestDecodeErrors(t *testing.T) {
 		want              []*action.FieldError
 	}{
 		{"wrong type: number for locator", "Tap", `{"locate": 5}`,
-			[]*action.FieldError{{Field: "locate", Message: "expected a string or an object {prompt,text,id,desc,type,index}, got number 5"}}},
+			[]*action.FieldError{{Field: "locate", Message: "expected a string or an object {prompt,text,id,desc,type,index,x,y}, got number 5"}}},
 		{"wrong type: string for integer", "Sleep", `{"ms": "500"}`,
 			[]*action.FieldError{{Field: "ms", Message: `expected integer, got string "500"`}}},
 		{"wrong type: fraction for integer", "Sleep", `{"ms": 1.5}`,
@@ -96,7 +96,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown field, case differs", "KeyboardPress", `{"keyname": "enter"}`,
 			[]*action.FieldError{{Field: "keyname", Message: "unknown param: known params are keyName, locate"}, {Field: "keyName", Message: "is required (string)"}}},
 		{"unknown field in a locator", "Tap", `{"locate": {"txt": "OK"}}`,
-			[]*action.FieldError{{Field: "locate.txt", Message: "unknown field: known fields are prompt, text, id, desc, type, index"}}},
+			[]*action.FieldError{{Field: "locate.txt", Message: "unknown field: known fields are prompt, text, id, desc, type, index, x, y"}}},
 		{"unknown field on an action without params", "Back", `{"times": 2}`,
 			[]*action.FieldError{{Field: "times", Message: "unknown param: there are none to give"}}},
 		{"enum", "Scroll", `{"direction": "sideways"}`,
@@ -112,7 +112,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty locator string", "Tap", `{"locate": "  "}`,
 			[]*action.FieldError{{Field: "locate", Message: `is empty: describe the element, e.g. "Login button"`}}},
 		{"locator with only an index", "Tap", `{"locate": {"index": 2}}`,
-			[]*action.FieldError{{Field: "locate", Message: "says nothing to find: give prompt, text, id, desc or type"}}},
+			[]*action.FieldError{{Field: "locate", Message: "says nothing to find: give prompt, text, id, desc, type, or x and y"}}},
+		{"point without y", "Tap", `{"locate": {"x": 3}}`,
+			[]*action.FieldError{{Field: "locate", Message: "a point needs both x and y (device pixels)"}}},
 		{"bad distance", "Scroll", `{"distance": "far"}`,
 			[]*action.FieldError{{Field: "distance", Message: `expected pixels (an integer ≥ 1), "screen" or "half", got "far"`}}},
 		{"not an object", "Tap", `["OK"]`,
@@ -132,7 +134,7 @@ func TestDecodeErrors(t *testing.T) {
 			[]*action.FieldError{
 				{Field: "valu", Message: "unknown param: known params are value, locate, mode"},
 				{Field: "value", Message: "is required (string)"},
-				{Field: "locate", Message: "expected a string or an object {prompt,text,id,desc,type,index}, got array"},
+				{Field: "locate", Message: "expected a string or an object {prompt,text,id,desc,type,index,x,y}, got array"},
 				{Field: "mode", Message: `must be one of "replace", "append", "clear"; got "wipe"`},
 			}},
 	}
@@ -206,7 +208,7 @@ func TestDecodeValues(t *testing.T) {
 }
 
 func TestLocatorJSONRoundTrip(t *testing.T) {
-	for _, raw := range []string{`"Login"`, `{"text":"OK","index":2}`, `{"prompt":"cart","id":"e7"}`, `{"prompt":"cart","index":0}`} {
+	for _, raw := range []string{`"Login"`, `{"text":"OK","index":2}`, `{"prompt":"cart","id":"e7"}`, `{"prompt":"cart","index":0}`, `{"x":0,"y":12}`, `{"text":"OK","x":5,"y":6}`} {
 		var l action.Locator
 		if err := json.Unmarshal([]byte(raw), &l); err != nil {
 			t.Fatalf("Unmarshal(%s): %v", raw, err)

@@ -39,6 +39,11 @@ type Locator struct {
 	// Index picks among several matches, counting from 0 in reading order.
 	// HasIndex tells an explicit 0 from none.
 	Index int `json:"index,omitempty"`
+	// Point, when set, is where to act, in device pixels ({"x": 120,
+	// "y": 340} in JSON): a click on a screen's picture, or a vision
+	// model's answer. The element there, if any, is looked up for the
+	// record; the point is used as given.
+	Point *device.Point `json:"-"`
 
 	// indexSet records that JSON gave "index", even 0.
 	indexSet bool
@@ -97,12 +102,12 @@ func (l *Locator) setTarget(t Target) { l.target = &t }
 
 // IsZero reports whether the locator says nothing at all.
 func (l Locator) IsZero() bool {
-	return l.Prompt == "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && l.Index == 0
+	return l.Prompt == "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && l.Index == 0 && l.Point == nil
 }
 
 // String renders the locator for logs and error messages.
 func (l Locator) String() string {
-	if l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() {
+	if l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() && l.Point == nil {
 		return strconv.Quote(l.Prompt)
 	}
 	var parts []string
@@ -119,18 +124,24 @@ func (l Locator) String() string {
 	if l.HasIndex() {
 		parts = append(parts, "index="+strconv.Itoa(l.Index))
 	}
+	if l.Point != nil {
+		parts = append(parts, fmt.Sprintf("x=%d y=%d", l.Point.X, l.Point.Y))
+	}
 	return "{" + strings.Join(parts, " ") + "}"
 }
 
 // MarshalJSON writes a prompt-only locator as a string and any other as an
 // object, so a decoded locator encodes back to the same form.
 func (l Locator) MarshalJSON() ([]byte, error) {
-	if l.Prompt != "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() {
+	if l.Prompt != "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() && l.Point == nil {
 		return json.Marshal(l.Prompt)
 	}
 	o := locatorObject{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type}
 	if l.HasIndex() {
 		o.Index = &l.Index
+	}
+	if l.Point != nil {
+		o.X, o.Y = &l.Point.X, &l.Point.Y
 	}
 	return json.Marshal(o)
 }
@@ -144,6 +155,8 @@ type locatorObject struct {
 	Desc   string `json:"desc,omitempty"`
 	Type   string `json:"type,omitempty"`
 	Index  *int   `json:"index,omitempty" minimum:"0"`
+	X      *int   `json:"x,omitempty" minimum:"0"`
+	Y      *int   `json:"y,omitempty" minimum:"0"`
 }
 
 // UnmarshalJSON reads a string or an object strictly: unknown fields, wrong
@@ -170,13 +183,19 @@ func (l *Locator) UnmarshalJSON(data []byte) error {
 		if o.Index != nil {
 			nl.Index, nl.indexSet = *o.Index, true
 		}
-		if nl.Prompt == "" && nl.Text == "" && nl.ID == "" && nl.Desc == "" && nl.Type == "" {
-			return &FieldError{Message: "says nothing to find: give prompt, text, id, desc or type"}
+		switch {
+		case o.X != nil && o.Y != nil:
+			nl.Point = &device.Point{X: *o.X, Y: *o.Y}
+		case o.X != nil || o.Y != nil:
+			return &FieldError{Message: "a point needs both x and y (device pixels)"}
+		}
+		if nl.Prompt == "" && nl.Text == "" && nl.ID == "" && nl.Desc == "" && nl.Type == "" && nl.Point == nil {
+			return &FieldError{Message: "says nothing to find: give prompt, text, id, desc, type, or x and y"}
 		}
 		*l = nl
 		return nil
 	default:
-		return &FieldError{Message: fmt.Sprintf("expected a string or an object {prompt,text,id,desc,type,index}, got %s", describeJSON(data))}
+		return &FieldError{Message: fmt.Sprintf("expected a string or an object {prompt,text,id,desc,type,index,x,y}, got %s", describeJSON(data))}
 	}
 }
 

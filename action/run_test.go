@@ -67,6 +67,9 @@ func TestRun(t *testing.T) {
 		want     []actiontest.Call
 	}{
 		{name: "Tap taps the resolved point", action: "Tap", raw: `{"locate":"OK"}`, want: calls(tap(540, 1800))},
+		{name: "Tap at a point", action: "Tap", raw: `{"locate":{"x":7,"y":9}}`, want: calls(tap(7, 9))},
+		{name: "LongPress at a point", action: "LongPress", raw: `{"locate":{"x":70,"y":90},"duration":800}`,
+			want: calls(actiontest.Call{Op: "LongPress", Point: pt(70, 90), Duration: 800 * time.Millisecond})},
 		{name: "Tap by locator object", action: "tap", raw: `{"locate":{"text":"bin"}}`, want: calls(tap(900, 2200))},
 		{name: "DoubleTap taps twice", action: "DoubleTap", raw: `{"locate":"OK"}`, want: calls(tap(540, 1800), tap(540, 1800))},
 		{name: "LongPress holds the default second", action: "LongPress", raw: `{"locate":"OK"}`,

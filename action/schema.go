@@ -18,7 +18,7 @@ func locatorSchema() *jsonschema.Schema {
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	return &jsonschema.Schema{
 		Types:       []string{"string", "object"},
-		Description: `An element on screen: a short description in words ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc (content description), type (button, input, …), index (0-based, among several matches).`,
+		Description: `An element on screen: a short description in words ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc (content description), type (button, input, …), index (0-based, among several matches), or x and y (a point in device pixels).`,
 		MinLength:   jsonschema.Ptr(1),
 		Properties: map[string]*jsonschema.Schema{
 			"prompt": str(),
@@ -27,8 +27,11 @@ func locatorSchema() *jsonschema.Schema {
 			"desc":   str(),
 			"type":   str(),
 			"index":  {Type: "integer", Minimum: jsonschema.Ptr(0.0)},
+			"x":      {Type: "integer", Minimum: jsonschema.Ptr(0.0)},
+			"y":      {Type: "integer", Minimum: jsonschema.Ptr(0.0)},
 		},
-		PropertyOrder:        []string{"prompt", "text", "id", "desc", "type", "index"},
+		PropertyOrder:        []string{"prompt", "text", "id", "desc", "type", "index", "x", "y"},
+		DependentRequired:    map[string][]string{"x": {"y"}, "y": {"x"}},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 		MinProperties:        jsonschema.Ptr(1),
 	}

@@ -77,6 +77,29 @@ func (r *Resolver) Resolve(ctx context.Context, l action.Locator) (action.Target
 	return action.Target{Point: device.Point{X: x, Y: y}, Element: &e}, nil
 }
 
+// at is the element a touch at p lands on: the smallest control there,
+// else the smallest element.
+func at(s *scene.Scene, p device.Point) (scene.Element, error) {
+	best, found := scene.Element{}, false
+	better := func(e scene.Element) bool {
+		if !found || e.Control() != best.Control() {
+			return !found || e.Control()
+		}
+		return area(e.Bounds) < area(best.Bounds)
+	}
+	for _, e := range s.Elements {
+		if !e.Bounds.Empty() && e.Bounds.Contains(p.X, p.Y) && better(e) {
+			best, found = e, true
+		}
+	}
+	if !found {
+		return scene.Element{}, fmt.Errorf("no element at %d,%d: %w", p.X, p.Y, action.ErrNotFound)
+	}
+	return best, nil
+}
+
+func area(r scene.Rect) int { return (r.X1 - r.X0) * (r.Y1 - r.Y0) }
+
 // Observer returns the current Scene of a device.
 type Observer func(ctx context.Context) (*scene.Scene, error)
 
@@ -125,6 +148,9 @@ func Find(s *scene.Scene, l action.Locator) (scene.Element, error) {
 	}
 	if l.IsZero() {
 		return scene.Element{}, errors.New("locate: empty locator: give text, id, desc, type or a description")
+	}
+	if l.Point != nil && l.Prompt == "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" {
+		return at(s, *l.Point)
 	}
 	q := compile(l)
 	if q.sceneID != "" {

@@ -86,7 +86,12 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	res := &firstTarget{live: &locate.Live{Observe: observer(dev.drv)}}
+	res := &firstTarget{}
+	res.live = &locate.Live{Observe: observer(dev.drv), Observed: func(sc *scene.Scene) {
+		if res.scene == nil {
+			res.scene = sc
+		}
+	}}
 	recording := s.rec.recording()
 	var before []byte
 	if recording {
@@ -113,7 +118,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	out.Scene = sc.Text()
 	if recording {
 		var params bytes.Buffer
-		_ = json.Compact(&params, body.Params) // valid: the action decoded it
+		_ = json.Compact(&params, replayable(body.Params, res)) // valid: the action decoded it
 		s.rec.add(Recorded{Time: start, Action: a.Name(), Params: params.Bytes(), Element: out.Element, Point: out.Point,
 			Device: dev.target.ID, before: before, after: s.shot(ctx, dev)})
 	}
@@ -150,10 +155,43 @@ func observer(d device.Driver) locate.Observer {
 }
 
 // firstTarget remembers the first element found, the one a manual action
-// touched.
+// touched, and the screen it was found on.
 type firstTarget struct {
 	live  *locate.Live
 	first *action.Target
+	scene *scene.Scene
+}
+
+// replayable is the params to record for an action: a point locator (a
+// click on the preview) becomes the element it touched when that element's
+// text, description or resource id finds it again on the same screen, so
+// the script replays on other screen sizes; otherwise the point stays.
+func replayable(params json.RawMessage, f *firstTarget) json.RawMessage {
+	var m map[string]json.RawMessage
+	if f.first == nil || f.first.Element == nil || f.scene == nil || json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	for k, raw := range m {
+		var l action.Locator
+		if json.Unmarshal(raw, &l) != nil || l.Point == nil {
+			continue
+		}
+		e := f.first.Element
+		for _, cand := range []action.Locator{{Text: e.Text}, {Desc: e.Desc}, {ID: e.ResourceID}} {
+			if cand.IsZero() {
+				continue
+			}
+			if found, err := locate.Find(f.scene, cand); err == nil && found.ID == e.ID {
+				m[k], _ = json.Marshal(cand)
+				break
+			}
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return out
 }
 
 func (f *firstTarget) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {

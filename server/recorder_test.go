@@ -10,7 +10,9 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
 )
@@ -31,7 +33,10 @@ func TestRecorderExportReplays(t *testing.T) {
 	if code, _ := p.do("POST", "/recorder/start", nil); code != 409 {
 		t.Errorf("second start: %d, want 409", code)
 	}
-	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}})
+	// A click on the preview taps a point; the recording keeps the element
+	// it touched, so the script replays on other screens.
+	at := p.pointOf("Settings")
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": map[string]int{"x": at.X, "y": at.Y}}})
 	p.mustDo(422, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "No Such Thing"}}) // failed: not recorded
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": map[string]any{"text": "Network & internet"}}})
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "AndroidBackButton"})
@@ -51,6 +56,9 @@ func TestRecorderExportReplays(t *testing.T) {
 	first := evs[0].(map[string]any)
 	if el, _ := first["element"].(map[string]any); el == nil || !strings.Contains(el["text"].(string), "Settings") {
 		t.Errorf("first action touched %v, want the Settings icon", first["element"])
+	}
+	if got, _ := json.Marshal(first["params"]); string(got) != `{"locate":{"text":"Settings"}}` {
+		t.Errorf("the point tap was recorded as %s, want the element it touched by its text", got)
 	}
 	for _, which := range []string{"before", "after"} {
 		code, img := p.raw("GET", first[which].(string), nil, nil)
@@ -98,4 +106,28 @@ func TestRecorderExportReplays(t *testing.T) {
 	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
 		t.Errorf("after the replay the foreground is %q, want com.apex.settings", fg)
 	}
+}
+
+// pointOf is the centre of the element text names on the phone's screen.
+func (p *phone) pointOf(text string) device.Point {
+	p.t.Helper()
+	d, err := android.OpenDirect(testCtx(p.t), p.dev.Addr, nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer d.Close()
+	src, err := d.Source(testCtx(p.t))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	sc, err := scene.FromSource(src.Data, nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	e, err := locate.Find(sc, action.Locator{Text: text})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	x, y := e.Bounds.Center()
+	return device.Point{X: x, Y: y}
 }

@@ -1,0 +1,80 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/ios"
+	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/scene"
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// TestIOSPointTap: a click on the preview of a simulated iPhone (a Tap at
+// a point) opens the app under it, and the recording names that app.
+func TestIOSPointTap(t *testing.T) {
+	l, err := lab.Start(context.Background(), lab.Options{IOS: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev := l.Devices()[0]
+	target := device.Target{ID: "wda:" + dev.URL, Host: "wda", Platform: device.IOS, State: "device"}
+	srv, err := server.New(server.Options{
+		Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+			d, err := ios.Open(ctx, dev.URL, nil)
+			if err != nil {
+				return nil, device.Target{}, nil, err
+			}
+			return d, target, func() { d.Close() }, nil
+		},
+		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+			return agent.New(agent.Config{OnEvent: on})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	p := &phone{t: t, srv: srv, http: hs}
+	p.ready()
+
+	d, err := ios.Open(testCtx(t), dev.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	src, err := d.Source(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.FromSource(src.Data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := locate.Find(sc, action.Locator{Text: "Settings"})
+	if err != nil {
+		t.Fatalf("no Settings on the iPhone's home screen: %v\n%s", err, sc.Text())
+	}
+	x, y := e.Bounds.Center()
+
+	p.mustDo(200, "POST", "/recorder/start", nil)
+	m := p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": map[string]int{"x": x, "y": y}}})
+	if pt := m["point"].(map[string]any); pt["x"] != float64(x) || pt["y"] != float64(y) {
+		t.Errorf("tapped %v, want %d,%d", pt, x, y)
+	}
+	if fg, _ := dev.Phone.Foreground(); fg != "com.apex.settings" {
+		t.Errorf("foreground after the tap = %q, want com.apex.settings", fg)
+	}
+	evs := p.mustDo(200, "GET", "/recorder/events", nil)["events"].([]any)
+	if got, _ := json.Marshal(evs[0].(map[string]any)["params"]); len(evs) != 1 || string(got) != `{"locate":{"text":"Settings"}}` {
+		t.Errorf("recorded %d events, the first as %s; want the Settings app by its text", len(evs), got)
+	}
+}
