@@ -51,3 +51,48 @@ func FuzzRequestBodies(f *testing.F) {
 		}
 	})
 }
+
+// FuzzConfig: any body sent as model settings gets a JSON answer: 200 for
+// settings, 400 for anything else, never a failure of the server.
+func FuzzConfig(f *testing.F) {
+	srv, err := server.New(server.Options{
+		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
+			return nil, device.Target{}, nil, errors.New("no device here")
+		},
+		NewAgent: func(m server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+			if m.Provider != "" && m.Provider != "openai" {
+				return nil, errors.New("unknown provider")
+			}
+			return agent.New(agent.Config{OnEvent: on})
+		},
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	for _, seed := range []string{`{}`, `{"model": "m"}`, `{"provider": "acme"}`, `{"reset": true}`, `{"apiKey": 5}`, `[]`, `null`, ``, `{"model": "m", "x": 1}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"/config", "/config/test"} {
+			req := httptest.NewRequest("POST", path, bytes.NewReader([]byte(body)))
+			req.Host = "127.0.0.1:5800"
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			var m map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+				t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
+			}
+			switch {
+			case rec.Code == http.StatusOK && path == "/config":
+			case rec.Code == http.StatusBadRequest || rec.Code == http.StatusNotImplemented:
+				if msg, _ := m["error"].(string); msg == "" {
+					t.Errorf("POST %s %q: %d without an error message", path, body, rec.Code)
+				}
+			default:
+				t.Errorf("POST %s %q: %d %v", path, body, rec.Code, m)
+			}
+		}
+	})
+}
