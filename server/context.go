@@ -119,13 +119,13 @@ func (s *Server) createContext(w http.ResponseWriter, r *http.Request, cs *conte
 // runContext reads a run and, when step is set, that step of it from the
 // store; goal is what the playground suggests doing next.
 func (s *Server) runContext(r *http.Request, runID string, step *int) (*RunContext, string, error) {
-	st := s.opts.Store
-	if st == nil {
-		return nil, "", errorf(http.StatusNotFound, "this playground records no runs: start it with a store to open report steps")
+	st, err := s.store()
+	if err != nil {
+		return nil, "", &apiError{code: http.StatusInternalServerError, err: err}
 	}
 	run, err := st.Run(r.Context(), runID)
 	if err != nil {
-		return nil, "", storeError(fmt.Errorf("run %q: %w", runID, err))
+		return nil, "", storeError(fmt.Errorf("run %q: %w (this playground knows the runs of its store: open the report it serves)", runID, err))
 	}
 	base := "/runs/" + url.PathEscape(run.ID) + "/"
 	rc := &RunContext{ID: run.ID, Name: run.Name, Script: run.Script, Status: run.Status, Report: "/report/" + url.PathEscape(run.ID)}

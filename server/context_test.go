@@ -2,14 +2,18 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/store"
+	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -118,7 +122,7 @@ func TestContextOfStep(t *testing.T) {
 func TestContextErrors(t *testing.T) {
 	st, runID := recordedRun(t)
 	p := startPhone(t, &phoneOptions{opts: server.Options{Store: st}})
-	bare := startPhone(t, nil) // records no runs
+	bare := startPhone(t, nil) // records runs in a store of its own
 	tests := []struct {
 		name string
 		p    *phone
@@ -132,7 +136,7 @@ func TestContextErrors(t *testing.T) {
 		{"nothing to continue from", p, map[string]any{"goal": "  "}, 400, "say where to continue from"},
 		{"unknown field", p, map[string]any{"run": runID}, 400, "unknown field"},
 		{"not an object", p, []int{1}, 400, "want a JSON object"},
-		{"no store", bare, map[string]any{"runId": runID, "step": 1}, 404, "records no runs"},
+		{"another store's run", bare, map[string]any{"runId": runID, "step": 1}, 404, "knows the runs of its store"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,4 +154,125 @@ func TestContextErrors(t *testing.T) {
 	if msg, _ := m["error"].(string); code != 404 || !strings.Contains(msg, "open it again from the report") {
 		t.Errorf("GET an unknown context: %d %v; want 404 saying what to do", code, m)
 	}
+}
+
+// TestContextInBrowser: a goal and a script step run in the playground are
+// runs whose reports the playground serves; "Open in playground"
+// on the run or on a step opens the playground page with a banner saying
+// where it comes from and the goal field prefilled.
+func TestContextInBrowser(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p := startPhone(t, &phoneOptions{opts: server.Options{Store: st}})
+	ctx := browserTab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the session to be ready", `document.body.dataset.session === "ready" && !document.getElementById("run").disabled`)
+	const goal = `tap "Settings"`
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#goal"), goal), chromedp.Click(chromedp.CSS("#run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the goal's report link", `document.querySelector("#log .status a.report-link") !== null`)
+	taskReport := eval[string](t, ctx, `document.querySelector("#log .status a.report-link").getAttribute("href")`)
+
+	// A playground task records no steps: its report opens the run.
+	tab, closeTab := openFromReport(t, ctx, p.http.URL+taskReport, "header h1 button.pg")
+	banner := eval[string](t, tab, `document.querySelector("#context .context-title").textContent`)
+	if want := "From run playground: " + goal; banner != want {
+		t.Errorf("banner of the task's run = %q; want %q", banner, want)
+	}
+	if got := eval[string](t, tab, `document.getElementById("goal").value`); got != goal {
+		t.Errorf("goal field = %q; want the run's goal %q", got, goal)
+	}
+	closeTab()
+
+	// A script step the playground runs (the runner records it): its
+	// name, status, error and screenshots.
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Home"})
+	v := p.mustDo(200, "POST", "/execute", map[string]any{"step": map[string]any{"tap": "No Such Thing", "timeout": 300}})
+	runID, _ := p.mustDo(200, "GET", "/task-progress/"+v["requestId"].(string), nil)["runId"].(string)
+	steps, err := st.Steps(testCtx(t), runID)
+	if err != nil || len(steps) != 1 || steps[0].Status != store.StepFailed || steps[0].BeforePath == "" {
+		t.Fatalf("the step task's run %q recorded %+v (%v); want one failed step with its screen", runID, steps, err)
+	}
+	step := steps[0]
+	tab, closeTab = openFromReport(t, ctx, p.http.URL+"/report/"+runID, "#step-1 h2 button.pg")
+	banner = eval[string](t, tab, `document.querySelector("#context .context-title").textContent`)
+	run, err := st.Run(testCtx(t), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "From run " + run.Name + " · step 1: " + step.Name; banner != want {
+		t.Errorf("banner = %q; want %q", banner, want)
+	}
+	if got := eval[string](t, tab, `document.getElementById("goal").value`); got != step.Name {
+		t.Errorf("goal field = %q; want the step's %q", got, step.Name)
+	}
+	shots := 1
+	if step.AfterPath != "" {
+		shots = 2
+	}
+	waitFor(t, tab, "the step's screenshots", fmt.Sprintf(`Array.from(document.querySelectorAll("#context .context-shot img")).filter(i => i.complete && i.naturalWidth > 0).length === %d`, shots))
+	if got := eval[string](t, tab, `document.querySelector("#context .badge").textContent`); got != "failed" {
+		t.Errorf("banner status = %q; want failed", got)
+	}
+	if got := eval[string](t, tab, `document.querySelector("#context .context-error").textContent`); got != step.Error || got == "" {
+		t.Errorf("banner error = %q; want the step's %q", got, step.Error)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#context .context-dismiss"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tab, "the banner to be dismissed", `document.getElementById("context").hidden`)
+	closeTab()
+
+	// A context that is gone is a notice, and the page still works.
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/?context=gone")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the notice", `document.getElementById("context").dataset.state === "missing" && !document.getElementById("context").hidden`)
+	if msg := eval[string](t, ctx, `document.getElementById("context").innerText`); !strings.Contains(msg, "Open it again from the report") {
+		t.Errorf("notice = %q; want what to do", msg)
+	}
+	waitFor(t, ctx, "the page to be usable", `document.body.dataset.session === "ready" && location.search === ""`)
+}
+
+// openFromReport opens a report through the playground in a new tab, as
+// the page's "Open report" link does, clicks the Open in playground button
+// sel there, and waits for the playground page's banner in that tab.
+func openFromReport(t *testing.T, browser context.Context, report, sel string) (context.Context, func()) {
+	t.Helper()
+	tab, closeTab := chromedp.NewContext(browser)
+	t.Cleanup(closeTab)
+	if err := chromedp.Do(tab, chromedp.Navigate(report)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tab, "the report's Open in playground buttons", `document.body.dataset.playground === "yes" && document.querySelector(`+jsString(sel)+`) !== null`)
+	if !strings.HasPrefix(eval[string](t, tab, `location.pathname`), "/runs/") {
+		t.Fatalf("the report is at %s; want it under /runs/", eval[string](t, tab, `location.href`))
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatal(err)
+	}
+	// The click navigates: polls in the page it leaves are cut short.
+	banner := `location.pathname === "/" && location.search === "" && document.getElementById("context") !== null && !document.getElementById("context").hidden && document.getElementById("context").dataset.state === "ok"`
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := chromedp.Do(tab, void(chromedp.Poll[bool](banner, chromedp.WithPollingTimeout(time.Until(deadline)))))
+		if err == nil {
+			return tab, closeTab
+		}
+		if time.Now().After(deadline) {
+			waitFor(t, tab, "the playground page with its banner", banner) // fails, showing the page
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -45,8 +45,9 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 func waitFor(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second)))); err != nil {
-		log := eval[string](t, ctx, `document.getElementById("log").innerText`)
-		t.Fatalf("waiting for %s: %v\nconversation:\n%s", what, err, log)
+		// The playground page's conversation, or another page's text.
+		log := eval[string](t, ctx, `location.href + "\n" + ((document.getElementById("log") || document.body || {}).innerText || "").slice(0, 2000)`)
+		t.Fatalf("waiting for %s: %v\npage:\n%s", what, err, log)
 	}
 }
 
@@ -282,7 +283,7 @@ func TestIndexServesPageOrAPI(t *testing.T) {
 	if code != 200 || !strings.Contains(string(page), `<script src="/ui/app.js">`) {
 		t.Errorf("GET / for a browser: %d\n%.300s", code, page)
 	}
-	for _, f := range []string{"/ui/app.js", "/ui/app.css"} {
+	for _, f := range []string{"/ui/app.js", "/ui/context.js", "/ui/app.css"} {
 		if code, body := p.raw("GET", f, nil, nil); code != 200 || len(body) == 0 {
 			t.Errorf("GET %s: %d, %d bytes", f, code, len(body))
 		}
