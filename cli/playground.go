@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"syscall"
@@ -23,6 +26,12 @@ import (
 type PlaygroundOptions struct {
 	Device DeviceFlags
 	Port   int // first port tried; the next free one is used
+	// Host is the address to listen on (default 127.0.0.1). Anywhere but
+	// loopback the playground requires a token.
+	Host string
+	// Token is required of every client when set (default
+	// $APEX_PLAYGROUND_TOKEN; generated for a non-loopback Host).
+	Token  string
 	NoOpen bool
 	Config string // apex.yaml with a model: section
 	Dir    string // where tasks are recorded
@@ -49,7 +58,10 @@ func newCmdPlayground(env *Env) *cobra.Command {
 		Use:   "playground",
 		Short: "Serve the playground API: a device session, manual actions, goals and a live preview",
 		Long: `Serve the playground on 127.0.0.1, from the first free port at --port on, and
-print its URL. Through its REST API a client opens a device session
+print its URL. With --host it listens elsewhere (0.0.0.0: every interface);
+anywhere but loopback it requires a token, generated unless --token or
+$APEX_PLAYGROUND_TOKEN gives one: the printed URL carries it (?token=…) and
+signs the browser in; API clients send Authorization: Bearer TOKEN. Through its REST API a client opens a device session
 (GET /session/setup, POST /session), runs actions of the action space by hand
 (POST /interact), runs goals with the AI runtime in the background
 (POST /execute, with progress on GET /events and GET /task-progress/ID, and
@@ -61,7 +73,8 @@ With --sim or --device the session is opened at start. Goals use the model
 configured in apex.yaml (or APEX_MODEL_*), or the offline rule planner.
 Ctrl-C stops the server and releases the device.`,
 		Example: `  apex playground --sim
-  apex playground --device emulator-5554 --port 6000 --no-open`,
+  apex playground --device emulator-5554 --port 6000 --no-open
+  apex playground --sim --host 0.0.0.0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return playgroundRun(cmd.Context(), env, opts)
@@ -71,6 +84,8 @@ Ctrl-C stops the server and releases the device.`,
 	f := cmd.Flags()
 	f.IntVar(&opts.Port, "port", DefaultPlaygroundPort, "first port to try; the next free one is used (0: any free port)")
 	f.BoolVar(&opts.NoOpen, "no-open", false, "do not open the browser")
+	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on; anywhere but loopback requires a token")
+	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
@@ -94,7 +109,12 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	if err != nil {
 		return err
 	}
-	ln, err := listenFrom(opts.Port, playgroundPorts)
+	host := opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	token := playgroundToken(host, opts.Token, getenv)
+	ln, err := listenFrom(host, opts.Port, playgroundPorts)
 	if err != nil {
 		return err
 	}
@@ -122,6 +142,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		},
 		Store: st,
 		Log:   env.Log,
+		Token: token,
 	})
 	if err != nil {
 		ln.Close()
@@ -132,13 +153,16 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
-	url := "http://" + ln.Addr().String() + "/"
+	url, anyInterface := playgroundURL(ln.Addr(), token)
 	if opts.Device.Sim || opts.Device.ID != "" {
 		if _, err := srv.Connect(ctx, ""); err != nil {
 			fmt.Fprintf(env.Err, "apex: %v\n", err)
 		}
 	}
 	fmt.Fprintf(env.Out, "Apex playground: %s\n", url)
+	if anyInterface {
+		fmt.Fprintf(env.Out, "Listening on every interface: from another machine, use this one's address in that URL.\n")
+	}
 	if opts.Serving != nil {
 		opts.Serving(url)
 	}
@@ -199,15 +223,15 @@ func playgroundChecks(ctx context.Context, cfg *llm.Config) ([]server.ModelCheck
 	return out, nil
 }
 
-// listenFrom listens on 127.0.0.1 at the first free port of port,
-// port+1, … (n ports); port 0 takes any free port.
-func listenFrom(port, n int) (net.Listener, error) {
+// listenFrom listens on host at the first free port of port, port+1, …
+// (n ports); port 0 takes any free port.
+func listenFrom(host string, port, n int) (net.Listener, error) {
 	if port == 0 {
-		return net.Listen("tcp", "127.0.0.1:0")
+		return net.Listen("tcp", net.JoinHostPort(host, "0"))
 	}
 	var last error
 	for p := port; p < port+n && p <= 65535; p++ {
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
 		if err == nil {
 			return ln, nil
 		}
@@ -216,7 +240,46 @@ func listenFrom(port, n int) (net.Listener, error) {
 			break
 		}
 	}
-	return nil, fmt.Errorf("no free port from %d to %d on 127.0.0.1 (%v): pass --port", port, port+n-1, last)
+	if last != nil && !errors.Is(last, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("listen on %s: %w: pass another --host (default 127.0.0.1)", host, last)
+	}
+	return nil, fmt.Errorf("no free port from %d to %d on %s (%v): pass --port", port, port+n-1, host, last)
+}
+
+// PlaygroundTokenEnv holds the playground's token when --token is not given.
+const PlaygroundTokenEnv = "APEX_PLAYGROUND_TOKEN"
+
+// playgroundToken is the token the playground requires: --token, else
+// $APEX_PLAYGROUND_TOKEN, else, on a host other than loopback, a random
+// one (nobody else on the network may drive the phone); on loopback none.
+func playgroundToken(host, flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
+	}
+	if t := getenv(PlaygroundTokenEnv); t != "" {
+		return t
+	}
+	if server.Loopback(host) {
+		return ""
+	}
+	var b [24]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// playgroundURL is the address to print and open: with the token, which
+// signs the browser in, and for an unspecified address (0.0.0.0, ::) this
+// machine's loopback, since no browser can open 0.0.0.0 everywhere.
+func playgroundURL(addr net.Addr, token string) (u string, anyInterface bool) {
+	host := addr.String()
+	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		host, anyInterface = net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port)), true
+	}
+	u = "http://" + host + "/"
+	if token != "" {
+		u += "?token=" + url.QueryEscape(token)
+	}
+	return u, anyInterface
 }
 
 // playgroundOpen opens the session's device: the one the client chose,
