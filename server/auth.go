@@ -159,7 +159,8 @@ func (g *gate) grantRun(w http.ResponseWriter, r *http.Request) {
 }
 
 // signIn answers GET /?token=: the right token sets the page's cookie and
-// redirects to /, so the token leaves the address bar and the history.
+// redirects to / with the rest of the query, so the token leaves the
+// address bar and the history.
 func (g *gate) signIn(w http.ResponseWriter, r *http.Request) {
 	if !g.tokenIs(r.URL.Query().Get("token")) {
 		refuse(w, r, errWrongURLToken)
@@ -171,7 +172,14 @@ func (g *gate) signIn(w http.ResponseWriter, r *http.Request) {
 	})
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	// The rest of the query (?context=…) is the page's.
+	q := r.URL.Query()
+	q.Del("token")
+	to := "/"
+	if len(q) > 0 {
+		to += "?" + q.Encode()
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // refuse answers 401: a short page for a browser's navigation, the API's

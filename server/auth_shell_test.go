@@ -148,20 +148,21 @@ func f(o Options, d interface{ Shell(string) }) { if o.AllowShell { d.Shell("id"
 	}
 }
 
-// POST /execute runs no step that runs commands unless the policy allows
-// it: a script step is refused, and the phone shows nothing happened.
+// POST /execute runs no step that runs commands unless the policy
+// (Options.AllowShell) allows it: each is refused, and the phone shows
+// nothing happened.
 func TestExecuteRunsNoShellStep(t *testing.T) {
 	p := startPhone(t, nil)
 	p.ready()
 	before, _ := p.dev.Phone.Foreground()
 	for _, step := range []map[string]any{
 		{"runAdbShell": "am start -n com.apex.settings/.Main"},
-		{"runWdaRequest": map[string]any{"method": "GET", "path": "/status"}},
+		{"runWdaRequest": map[string]any{"method": "GET", "endpoint": "/status"}},
 		{"javascript": "1"},
 	} {
 		code, m := p.do("POST", "/execute", map[string]any{"step": step})
-		if code/100 == 2 || code == 0 {
-			t.Errorf("POST /execute %v: %d %v, want it refused", step, code, m)
+		if msg, _ := m["error"].(string); code != 403 || !strings.Contains(msg, "does not allow") {
+			t.Errorf("POST /execute %v: %d %v, want 403: the playground does not allow it", step, code, m)
 		}
 	}
 	if fg, _ := p.dev.Phone.Foreground(); fg != before {

@@ -134,6 +134,9 @@ func TestTokenGuardsEverything(t *testing.T) {
 	if in.code != 303 || in.hdr.Get("Location") != "/" || len(cookies) != 1 {
 		t.Fatalf("GET /?token=TOKEN: %d Location %q cookies %v", in.code, in.hdr.Get("Location"), cookies)
 	}
+	if a := send(t, p, "GET", "/?context=abc&token="+testToken, lab, map[string]string{"Accept": "text/html"}, ""); a.code != 303 || a.hdr.Get("Location") != "/?context=abc" {
+		t.Errorf("GET /?context=abc&token=TOKEN: %d Location %q, want /?context=abc", a.code, a.hdr.Get("Location"))
+	}
 	c := cookies[0]
 	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || strings.Contains(c.Value, testToken) || c.Name != "apex_playground_5800" {
 		t.Errorf("sign-in cookie %+v: want HttpOnly, SameSite=Strict, Path=/, named for the port, without the token", c)
