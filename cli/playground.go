@@ -31,10 +31,13 @@ type PlaygroundOptions struct {
 	Host string
 	// Token is required of every client when set (default
 	// $APEX_PLAYGROUND_TOKEN; generated for a non-loopback Host).
-	Token  string
-	NoOpen bool
-	Config string // apex.yaml with a model: section
-	Dir    string // where tasks are recorded
+	Token string
+	// AllowShell lets script steps run shell commands and raw WDA
+	// requests on the device (runAdbShell, runWdaRequest).
+	AllowShell bool
+	NoOpen     bool
+	Config     string // apex.yaml with a model: section
+	Dir        string // where tasks are recorded
 	// Getenv reads the model settings; default os.Getenv.
 	Getenv func(string) string
 	// OpenURL shows the playground; default: the system's browser.
@@ -86,6 +89,7 @@ Ctrl-C stops the server and releases the device.`,
 	f.BoolVar(&opts.NoOpen, "no-open", false, "do not open the browser")
 	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on; anywhere but loopback requires a token")
 	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
+	f.BoolVar(&opts.AllowShell, "allow-shell", false, "let script steps sent to /execute run shell commands on the device (runAdbShell, runWdaRequest)")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
@@ -140,9 +144,10 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundChecks(ctx, cfg)
 		},
-		Store: st,
-		Log:   env.Log,
-		Token: token,
+		Store:      st,
+		Log:        env.Log,
+		Token:      token,
+		AllowShell: opts.AllowShell,
 	})
 	if err != nil {
 		ln.Close()

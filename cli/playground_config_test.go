@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -87,5 +88,19 @@ func TestPlaygroundModelSettings(t *testing.T) {
 	getJSON(t, "POST", url+"config", settings)
 	if _, m := getJSON(t, "POST", url+"config/test", nil); m["ok"] != false || !strings.Contains(m["results"].([]any)[0].(map[string]any)["error"].(string), "401") {
 		t.Errorf("test with a wrong key: %v, want a 401 failure", m)
+	}
+}
+
+// TestPlaygroundAllowShell: with --allow-shell a runAdbShell step sent to
+// /execute runs on the phone.
+func TestPlaygroundAllowShell(t *testing.T) {
+	url := startPlayground(t, &PlaygroundOptions{Port: 0, AllowShell: true})
+	code, v := getJSON(t, "POST", url+"execute", map[string]any{"step": map[string]string{"runAdbShell": "getprop ro.product.model"}})
+	if code != 200 || v["status"] != "done" {
+		t.Fatalf("runAdbShell with --allow-shell: %d %v %v", code, v["status"], v["error"])
+	}
+	steps := v["dump"].(map[string]any)["steps"].([]any)
+	if out, _ := json.Marshal(steps); len(steps) != 1 || !strings.Contains(string(out), `"output":"Apex Sim`) {
+		t.Errorf("the step's record %s, want the phone's model in its output", out)
 	}
 }
