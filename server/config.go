@@ -143,35 +143,57 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
 }
 
 // Configure applies model settings as POST /config does and reports
-// whether anything changed.
+// whether anything changed. The fields m gives replace those in force and
+// the rest stay, so a client can change the model without sending the key
+// again; with reset, m replaces them all (empty: the environment's alone).
 func (s *Server) Configure(m ModelSettings, reset bool) (bool, error) {
 	m = m.trimmed()
 	if m.Empty() && !reset {
 		return false, nil
 	}
-	s.models.mu.Lock()
-	in := s.models.settings
-	if s.models.next != nil {
-		in = s.models.nextSettings
+	in := s.models.inForce()
+	next := m
+	if !reset {
+		next = in.overlay(m)
 	}
-	s.models.mu.Unlock()
-	if m.hash() == in.hash() {
+	if next.hash() == in.hash() {
 		return false, nil
 	}
-	rt, err := s.opts.NewAgent(m, s.onEvent)
+	rt, err := s.opts.NewAgent(next, s.onEvent)
 	if err != nil {
 		return false, errorf(http.StatusBadRequest, "model settings: %v", err)
 	}
 	// A running task keeps its runtime; the session adopts the new one
 	// before its next task. An idle session passes through recreating so
 	// clients see the change land.
-	if s.sess.swapIdle(func() { s.adopt(m, rt) }, s.publishSession) {
+	if s.sess.swapIdle(func() { s.adopt(next, rt) }, s.publishSession) {
 		return true, nil
 	}
 	s.models.mu.Lock()
-	s.models.next, s.models.nextSettings = rt, m
+	s.models.next, s.models.nextSettings = rt, next
 	s.models.mu.Unlock()
 	return true, nil
+}
+
+// overlay is m with the fields o gives.
+func (m ModelSettings) overlay(o ModelSettings) ModelSettings {
+	pick := func(a, b string) string {
+		if b != "" {
+			return b
+		}
+		return a
+	}
+	return ModelSettings{pick(m.Provider, o.Provider), pick(m.BaseURL, o.BaseURL), pick(m.Model, o.Model), pick(m.APIKey, o.APIKey)}
+}
+
+// inForce is the settings the next task will use.
+func (ms *models) inForce() ModelSettings {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.next != nil {
+		return ms.nextSettings
+	}
+	return ms.settings
 }
 
 func (s *Server) adopt(m ModelSettings, rt Agent) {
@@ -209,8 +231,8 @@ func (ss *session) swapIdle(swap func(), publish func()) bool {
 }
 
 // testConfig asks each model endpoint the settings configure for a short
-// answer: the settings in the body on top of the environment's, or those
-// in force when the body is empty.
+// answer: the fields in the body over the settings in force (and those
+// over the environment's).
 func (s *Server) testConfig(w http.ResponseWriter, r *http.Request) {
 	var m ModelSettings
 	if err := readJSON(r, &m); err != nil && !errors.Is(err, io.EOF) {
@@ -221,14 +243,7 @@ func (s *Server) testConfig(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, errors.New("this playground cannot test models"))
 		return
 	}
-	if m.Empty() {
-		s.models.mu.Lock()
-		m = s.models.settings
-		if s.models.next != nil {
-			m = s.models.nextSettings
-		}
-		s.models.mu.Unlock()
-	}
+	m = s.models.inForce().overlay(m.trimmed())
 	ctx, cancel := context.WithTimeout(r.Context(), modelTestTimeout)
 	defer cancel()
 	checks, err := s.opts.TestModel(ctx, m.trimmed())

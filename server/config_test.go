@@ -115,8 +115,8 @@ func TestConfigLifecycle(t *testing.T) {
 	// A task keeps the runtime it started with; new settings wait for it.
 	id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": longGoal, "async": true})["requestId"].(string)
 	got = p.mustDo(200, "POST", "/config", map[string]string{"model": "m2"})
-	if got["changed"] != true || got["model"].(map[string]any)["pending"] != true {
-		t.Errorf("settings during a task: %v, want changed and pending", got)
+	if view := got["model"].(map[string]any); got["changed"] != true || view["pending"] != true || view["apiKeySet"] != true {
+		t.Errorf("settings during a task: %v, want changed and pending, the key kept", got)
 	}
 	p.mustDo(200, "POST", "/cancel/"+id, nil)
 	v := p.wait(p.mustDo(202, "POST", "/execute", map[string]any{"goal": "back", "async": true})["requestId"].(string))
