@@ -17,6 +17,8 @@ const ui = {
   // fetched while one arrived is older than it and is dropped.
   pushed: 0,
   submitting: false, // POST /execute is in flight
+  streamFails: 0,    // MJPEG errors in a row
+  listened: false,   // the event stream has been open once
 };
 
 // api sends a request with an optional JSON body and returns the decoded
@@ -158,15 +160,44 @@ async function disconnect() {
 
 const endStatuses = new Set(["done", "failed", "review_required", "canceled", "error"]);
 
+// parseStep reads the composer's text as one script step: JSON
+// ({"aiTap": "Login"}, or {"action": "Tap", "params": {…}} for an action of
+// the action space), or a line as a script writes it (aiTap: Login).
+function parseStep(text) {
+  if (text.startsWith("{")) {
+    let o;
+    try {
+      o = JSON.parse(text);
+    } catch (e) {
+      throw new Error("The step is not valid JSON: " + e.message);
+    }
+    if (o && typeof o.action === "string") return { action: o.action, params: o.params || {} };
+    return { step: o };
+  }
+  const m = /^([A-Za-z]+)\s*:\s*([\s\S]*)$/.exec(text);
+  if (!m) throw new Error('Write a step as a script line, e.g. aiTap: Settings, or as JSON, e.g. {"tap": {"text": "Settings"}}');
+  return { step: { [m[1]]: m[2].trim() } };
+}
+
 async function runGoal(goal) {
   goal = goal.trim();
   if (!goal) return;
-  addLog(el("div", "msg user", goal));
+  let body = { goal };
+  if ($("mode").value === "step") {
+    try {
+      body = parseStep(goal);
+    } catch (e) {
+      logError(e.message);
+      return;
+    }
+  }
+  const said = addLog(el("div", "msg user", goal));
+  if (!body.goal) said.classList.add("step");
   $("run").disabled = true;
   let r;
   ui.submitting = true;
   try {
-    r = await api("POST", "/execute", { goal, async: true });
+    r = await api("POST", "/execute", { ...body, async: true });
   } catch (e) {
     logError(e.message);
     $("run").disabled = !ui.session || ui.session.state !== "ready";
@@ -254,7 +285,7 @@ function endTask(v) {
   if (why) box.appendChild(el("span", "muted", " — " + why));
   if (v.runId) {
     const a = el("a", "report-link", "Open report");
-    a.href = `/report/${encodeURIComponent(v.runId)}`;
+    a.href = v.reportHTML || `/report/${encodeURIComponent(v.runId)}`;
     a.target = "_blank";
     a.rel = "noopener";
     box.appendChild(a);
@@ -297,6 +328,18 @@ function listen() {
     onProgress(m.requestId, m.progress);
   });
   es.addEventListener("task", (ev) => endTask(data(ev).task));
+  es.onopen = () => {
+    // Back after a break: catch up on what the stream missed.
+    if (ui.listened) {
+      refreshSession();
+      pollTask();
+      // A drop that broke this stream broke the preview's too, and a
+      // multipart image that loses its connection just stops: connect it
+      // again.
+      if (ui.preview === "mjpeg") $("screen").src = "/mjpeg?r=" + Date.now();
+    }
+    ui.listened = true;
+  };
   es.onerror = () => {
     // The browser reconnects by itself; meanwhile the task is polled.
     if (es.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
@@ -313,8 +356,13 @@ function startPreview() {
   if (ui.preview) return;
   ui.preview = "mjpeg";
   img.onerror = () => {
-    if (ui.preview === "mjpeg") {
-      // The stream failed: fall back to polling single screenshots.
+    if (ui.preview === "mjpeg" && ++ui.streamFails <= 3) {
+      // The stream broke (the device link was reopened, the network
+      // blinked): connect again, waiting a little longer each time.
+      $("preview-msg").textContent = "Live stream interrupted; reconnecting…";
+      setTimeout(() => { if (ui.preview === "mjpeg") img.src = "/mjpeg?r=" + Date.now(); }, 700 * ui.streamFails);
+    } else if (ui.preview === "mjpeg") {
+      // The stream keeps failing: fall back to polling single screenshots.
       ui.preview = "screenshot";
       $("preview-msg").textContent = "Live stream unavailable; refreshing screenshots.";
       nextShot();
@@ -324,12 +372,16 @@ function startPreview() {
     }
   };
   img.onload = () => {
+    if (ui.preview === "mjpeg" && ui.streamFails) {
+      ui.streamFails = 0;
+      $("preview-msg").textContent = "";
+    }
     if (ui.preview === "screenshot") {
       clearTimeout(ui.shotTimer);
       ui.shotTimer = setTimeout(nextShot, 500);
     }
   };
-  img.src = "/mjpeg";
+  img.src = "/mjpeg?r=" + Date.now();
 }
 
 function nextShot() {
@@ -415,8 +467,8 @@ function bindScreen() {
     const moved = Math.hypot(e.clientX - from.x, e.clientY - from.y);
     showTouch(from.x, from.y);
     if (moved < 6) {
-      // A swipe that does not move is a tap at that point.
-      act("Swipe", { start: a, end: a, duration: 50 }, `Tap at ${a.x}, ${a.y}`);
+      // A click taps the point; the recorder keeps the element there.
+      act("Tap", { locate: { x: a.x, y: a.y } }, `Tap at ${a.x}, ${a.y}`);
     } else {
       const ms = Math.round(Math.min(Math.max(performance.now() - from.t, 100), 3000));
       act("Swipe", { start: a, end: b, duration: ms }, `Swipe ${a.x}, ${a.y} → ${b.x}, ${b.y}`);
@@ -492,6 +544,21 @@ function bindDivider() {
 
 // ---- start ----
 
+function bindMode() {
+  const hints = {
+    goal: 'A goal, e.g. tap "Settings", then check "Network & internet" exists',
+    step: 'One script step, e.g. aiTap: Settings · aiAssert: the Wi-Fi switch is on · {"tap": {"text": "Settings"}}',
+  };
+  const saved = localStorage.getItem("apex.mode");
+  if (saved && hints[saved]) $("mode").value = saved;
+  const show = () => {
+    $("goal").placeholder = hints[$("mode").value];
+    localStorage.setItem("apex.mode", $("mode").value);
+  };
+  $("mode").onchange = show;
+  show();
+}
+
 function bind() {
   $("connect").onclick = () => connect($("device-select").value);
   $("refresh-devices").onclick = loadSetup;
@@ -514,6 +581,7 @@ function bind() {
   $("rec-export").onclick = () => recorder("export");
   bindScreen();
   bindDivider();
+  bindMode();
 }
 
 bind();
