@@ -197,7 +197,7 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 	if s.Target.Launch != "" {
 		st := script.Step{Kind: script.Launch, Key: "launch", Value: s.Target.Launch, Pos: s.Target.Pos}
 		if err := r.step(ctx, "launch", st); err != nil {
-			return r.abort(ctx, s, 0, err, "launch", stepName(st))
+			return r.abort(ctx, s, 0, err, "launch", StepName(st))
 		}
 	}
 	status = store.StatusPassed
@@ -217,7 +217,7 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 				return r.fatalStatus(ctx, err, t.Name, si, st)
 			}
 			tr.Status = store.StepFailed
-			tr.Reason = fmt.Sprintf("step %d (%s) at %s: %v", si+1, stepName(st), posString(st.Pos), err)
+			tr.Reason = fmt.Sprintf("step %d (%s) at %s: %v", si+1, StepName(st), posString(st.Pos), err)
 			for _, rest := range t.Steps[si+1:] {
 				r.skip(ctx, t.Name, rest, "an earlier step of the task failed")
 			}
@@ -256,7 +256,7 @@ func fatal(ctx context.Context, err error) bool {
 func (r *run) fatalStatus(ctx context.Context, err error, task string, si int, st script.Step) (string, string) {
 	where := fmt.Sprintf("task %q", task)
 	if si >= 0 {
-		where += fmt.Sprintf(", step %d (%s) at %s", si+1, stepName(st), posString(st.Pos))
+		where += fmt.Sprintf(", step %d (%s) at %s", si+1, StepName(st), posString(st.Pos))
 	}
 	if ctx.Err() != nil {
 		return store.StatusCanceled, fmt.Sprintf("canceled during %s: %v", where, context.Cause(ctx))

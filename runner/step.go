@@ -36,7 +36,7 @@ type outcome struct {
 func (r *run) step(ctx context.Context, task string, st script.Step) error {
 	start := time.Now()
 	dev0 := r.timed.Spent()
-	rec := store.Step{RunID: r.runID, Task: task, Name: stepName(st), Started: start}
+	rec := store.Step{RunID: r.runID, Task: task, Name: StepName(st), Started: start}
 	out := &outcome{}
 	before, err := r.before(ctx)
 	if err == nil {
@@ -121,7 +121,7 @@ func (r *run) before(ctx context.Context) (*screen, error) {
 func (r *run) skip(ctx context.Context, task string, st script.Step, why string) {
 	r.res.Steps++
 	r.res.Skipped++
-	r.record(ctx, store.Step{RunID: r.runID, Task: task, Name: stepName(st), Status: store.StepSkipped, Error: why, Started: time.Now()})
+	r.record(ctx, store.Step{RunID: r.runID, Task: task, Name: StepName(st), Status: store.StepSkipped, Error: why, Started: time.Now()})
 }
 
 // record writes a step even when ctx was cancelled, so the record of an
@@ -139,8 +139,8 @@ func (r *run) record(ctx context.Context, rec store.Step) {
 	_ = saved
 }
 
-// stepName renders a step as a person wrote it: `tap: Search`.
-func stepName(st script.Step) string {
+// StepName renders a step as a person wrote it: `tap: Search`.
+func StepName(st script.Step) string {
 	var arg string
 	switch {
 	case st.Kind == script.Input || st.Kind == script.AIInput:
@@ -165,7 +165,7 @@ func stepName(st script.Step) string {
 		arg = fmt.Sprintf("%v to %v", st.Swipe.From, st.Swipe.To)
 	case st.Duration > 0:
 		arg = st.Duration.String()
-	case len(st.Params) > 0:
+	case len(st.Params) > 0 && string(st.Params) != "{}":
 		arg = string(st.Params)
 	}
 	if arg == "" {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
 )
 
@@ -83,13 +83,13 @@ func (s *Server) parseJob(req ExecuteRequest, space *action.Space) (job, error) 
 		if err != nil {
 			return job{}, err
 		}
-		return job{kind: "action", title: a.Name() + " " + compact(params), script: sc}, nil
+		return job{kind: "action", title: runner.StepName(sc.Tasks[0].Steps[0]), script: sc}, nil
 	}
 	sc, err := s.stepScript(req.Step, space)
 	if err != nil {
 		return job{}, err
 	}
-	return job{kind: "step", title: compact(req.Step), script: sc}, nil
+	return job{kind: "step", title: runner.StepName(sc.Tasks[0].Steps[0]), script: sc}, nil
 }
 
 // stepScript is a script of one task with one step, checked as apex run
@@ -120,13 +120,6 @@ func (s *Server) stepScript(step json.RawMessage, space *action.Space) (*script.
 	return sc, nil
 }
 
-func compact(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
-}
 
 var errDuplicateID = errors.New("requestId already used")
 

@@ -128,3 +128,20 @@ func TestExecuteClientRequestID(t *testing.T) {
 		t.Errorf("state after a refused id = %q, want ready", st)
 	}
 }
+
+// TestExecuteTitles: a step or an action is named as a script writes it,
+// in the answer and in its run's record.
+func TestExecuteTitles(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	for body, want := range map[string]map[string]any{
+		"tap: Settings": {"step": map[string]any{"tap": "Settings"}},
+		"Back":          {"action": "Back"},
+	} {
+		m := p.mustDo(200, "POST", "/execute", want)
+		run := m["dump"].(map[string]any)["run"].(map[string]any)
+		if m["goal"] != body || run["name"] != "playground: "+body {
+			t.Errorf("execute %v: title %q, run %q; want %q", want, m["goal"], run["name"], body)
+		}
+	}
+}
