@@ -120,7 +120,6 @@ func (s *Server) stepScript(step json.RawMessage, space *action.Space) (*script.
 	return sc, nil
 }
 
-
 var errDuplicateID = errors.New("requestId already used")
 
 func duplicateID(id string) *apiError {
