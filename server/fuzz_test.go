@@ -17,19 +17,9 @@ import (
 // FuzzRequestBodies sends any bytes as the JSON body of every POST: each
 // answer is a JSON error a client can show, never a crash or a 500.
 func FuzzRequestBodies(f *testing.F) {
-	srv, err := server.New(server.Options{
-		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
-			return nil, device.Target{}, nil, errors.New("no device here")
-		},
-		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
-			return agent.New(agent.Config{OnEvent: on})
-		},
+	h := deviceless(f, func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+		return agent.New(agent.Config{OnEvent: on})
 	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer srv.Close()
-	h := srv.Handler()
 	for _, seed := range []string{`{}`, `{"deviceId": "x"}`, `{"action": "Tap", "params": {"locate": "OK"}}`,
 		`{"goal": "tap \"OK\""}`, `[]`, `null`, `{"goal": 1}`, `{"action": "Tap", "params": "x"}`, ``, `{`} {
 		f.Add(seed)
@@ -55,22 +45,12 @@ func FuzzRequestBodies(f *testing.F) {
 // FuzzConfig: any body sent as model settings gets a JSON answer: 200 for
 // settings, 400 for anything else, never a failure of the server.
 func FuzzConfig(f *testing.F) {
-	srv, err := server.New(server.Options{
-		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
-			return nil, device.Target{}, nil, errors.New("no device here")
-		},
-		NewAgent: func(m server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
-			if m.Provider != "" && m.Provider != "openai" {
-				return nil, errors.New("unknown provider")
-			}
-			return agent.New(agent.Config{OnEvent: on})
-		},
+	h := deviceless(f, func(m server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+		if m.Provider != "" && m.Provider != "openai" {
+			return nil, errors.New("unknown provider")
+		}
+		return agent.New(agent.Config{OnEvent: on})
 	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer srv.Close()
-	h := srv.Handler()
 	for _, seed := range []string{`{}`, `{"model": "m"}`, `{"provider": "acme"}`, `{"reset": true}`, `{"apiKey": 5}`, `[]`, `null`, ``, `{"model": "m", "x": 1}`} {
 		f.Add(seed)
 	}
@@ -95,4 +75,19 @@ func FuzzConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// deviceless is a playground whose devices never open.
+func deviceless(f *testing.F, newAgent func(server.ModelSettings, func(agent.Event)) (server.Agent, error)) http.Handler {
+	srv, err := server.New(server.Options{
+		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
+			return nil, device.Target{}, nil, errors.New("no device here")
+		},
+		NewAgent: newAgent,
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { srv.Close() })
+	return srv.Handler()
 }

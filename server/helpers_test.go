@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,10 +156,11 @@ func (p *phone) state() string {
 	return m["session"].(map[string]any)["state"].(string)
 }
 
-// events follows GET /events.
-func (p *phone) events() *sse {
+// stream opens a GET whose answer goes on (events, MJPEG), closed when
+// the test ends.
+func (p *phone) stream(path string) *http.Response {
 	p.t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(p.t), "GET", p.http.URL+"/events", nil)
+	req, err := http.NewRequestWithContext(testCtx(p.t), "GET", p.http.URL+path, nil)
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -165,7 +169,31 @@ func (p *phone) events() *sse {
 		p.t.Fatal(err)
 	}
 	p.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// events follows GET /events.
+func (p *phone) events() *sse {
+	p.t.Helper()
+	resp := p.stream("/events")
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		p.t.Fatalf("GET /events: Content-Type %q", ct)
+	}
 	return &sse{bufio.NewScanner(resp.Body)}
+}
+
+// mjpeg follows GET /mjpeg, checking the headers a browser needs.
+func (p *phone) mjpeg() *multipart.Reader {
+	p.t.Helper()
+	resp := p.stream("/mjpeg")
+	if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "no-transform") {
+		p.t.Errorf("Cache-Control = %q, want no-transform", cc)
+	}
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/x-mixed-replace" {
+		p.t.Fatalf("Content-Type %q: %v", resp.Header.Get("Content-Type"), err)
+	}
+	return multipart.NewReader(resp.Body, params["boundary"])
 }
 
 // ready opens a session on the phone.

@@ -5,8 +5,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"mime"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,20 +37,7 @@ func TestMJPEG(t *testing.T) {
 	p.ready()
 	id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": longGoal, "async": true})["requestId"].(string)
 
-	req, _ := http.NewRequestWithContext(testCtx(t), "GET", p.http.URL+"/mjpeg", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "no-transform") {
-		t.Errorf("Cache-Control = %q, want no-transform", cc)
-	}
-	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/x-mixed-replace" {
-		t.Fatalf("Content-Type %q: %v", resp.Header.Get("Content-Type"), err)
-	}
-	mr := multipart.NewReader(resp.Body, params["boundary"])
+	mr := p.mjpeg()
 	w, h, _ := p.dev.Phone.Display()
 	if h > 1280 {
 		w, h = w/2, h/2 // the preview halves tall screens

@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"image/jpeg"
 	"io"
-	"mime"
-	"mime/multipart"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -170,14 +167,7 @@ func TestCancelPassesThroughRecreating(t *testing.T) {
 func TestPreviewRelinksABrokenLink(t *testing.T) {
 	p := startFlaky(t, server.Options{FrameInterval: 20 * time.Millisecond, Resend: 50 * time.Millisecond})
 	p.ready()
-	req, _ := http.NewRequestWithContext(testCtx(t), "GET", p.http.URL+"/mjpeg", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	mr := multipart.NewReader(resp.Body, params["boundary"])
+	mr := p.mjpeg()
 	if _, err := mr.NextPart(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package server_test
 import (
 	"bufio"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -129,16 +128,7 @@ func (s *sse) next(t *testing.T) (string, map[string]any) {
 func TestProgressEvents(t *testing.T) {
 	p := startPhone(t, nil)
 	p.ready()
-	req, _ := http.NewRequestWithContext(testCtx(t), "GET", p.http.URL+"/events", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("Content-Type = %q", ct)
-	}
-	ev := &sse{bufio.NewScanner(resp.Body)}
+	ev := p.events()
 	if typ, m := ev.next(t); typ != "session" || m["session"].(map[string]any)["state"] != "ready" {
 		t.Fatalf("first event %s %v, want the ready session", typ, m)
 	}
