@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/server"
@@ -154,4 +155,29 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	if cls := eval[string](t, ctx, `document.querySelectorAll("#log .status")[1].className`); !strings.Contains(cls, "status-done") {
 		t.Errorf("the followed task ended %q", cls)
 	}
+	report := eval[string](t, ctx, `document.querySelectorAll("#log .status")[1].querySelector("a").getAttribute("href")`)
+
+	// The report opens in this tab and the back button returns to a
+	// working page (its streams given back on the way out, taken again).
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+report)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the report", `document.body && document.body.innerText.includes("Notes")`)
+	back := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void]("history.back()")); err != nil {
+		t.Fatal(err)
+	}
+	// The page's script context changes under a poll: ask again each time.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.dataset.session === "ready" && document.getElementById("screen").naturalWidth > 0`))
+		if err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page after going back: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	t.Logf("back to a working page in %v", time.Since(back))
 }

@@ -318,6 +318,7 @@ async function cancelTask() {
 
 function listen() {
   const es = new EventSource("/events");
+  ui.es = es;
   const data = (ev) => JSON.parse(ev.data);
   es.addEventListener("session", (ev) => {
     ui.pushed++;
@@ -342,9 +343,24 @@ function listen() {
   };
   es.onerror = () => {
     // The browser reconnects by itself; meanwhile the task is polled.
-    if (es.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+    if (es.readyState === EventSource.CLOSED && ui.es === es) setTimeout(listen, 2000);
   };
 }
+
+// A page left for another (a report in the same tab) gives back its
+// streams at once: browsers allow six connections to a host, and a page
+// kept for the back button would otherwise hold two of them open.
+window.addEventListener("pagehide", () => {
+  if (ui.es) ui.es.close();
+  ui.es = null;
+  stopPreview();
+});
+window.addEventListener("pageshow", (e) => {
+  if (!e.persisted) return;
+  ui.listened = false;
+  listen();
+  refreshSession();
+});
 
 // ---- preview ----
 
