@@ -83,3 +83,18 @@ func BenchmarkMJPEG10Viewers(b *testing.B) {
 	wg.Wait()
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "frames/s/viewer")
 }
+
+// BenchmarkExecuteAction is one POST /execute of an action, answered at
+// the task's end: the runner's observe-act-settle step, its record in the
+// store (screenshots, Scene) and its HTML report.
+func BenchmarkExecuteAction(b *testing.B) {
+	p := startPhone(b, nil)
+	p.ready()
+	body := map[string]any{"action": "Tap", "params": map[string]any{"locate": map[string]int{"x": 5, "y": 1000}}}
+	b.ResetTimer()
+	for b.Loop() {
+		if m := p.mustDo(200, "POST", "/execute", body); m["status"] != "done" {
+			b.Fatalf("execute: %v %v", m["status"], m["error"])
+		}
+	}
+}
