@@ -141,45 +141,28 @@ func (d *Driver) call(ctx context.Context, op string, idempotent bool, timeout t
 	if closed {
 		return fmt.Errorf("android %s: %s: driver is closed", d.serial, op)
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	wait := d.opts.Backoff
-	for attempt := 1; ; attempt++ {
-		err := f(cctx)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("android %s: %s: %w", d.serial, op, ctx.Err())
-		}
-		if cctx.Err() != nil {
-			return d.offline(op, fmt.Errorf("no answer within %v: %w", timeout, err))
-		}
+	classify := func(err error) device.Verdict {
 		var openErr *adb.OpenError
 		gone := errors.Is(err, adb.ErrGone) || errors.Is(err, adb.ErrNoServer)
-		retryable := errors.Is(err, errRetry) || (gone && (idempotent || errors.As(err, &openErr)))
-		if !retryable {
-			if gone {
-				return d.offline(op, err)
-			}
-			return fmt.Errorf("android %s: %s: %w", d.serial, op, err)
+		switch {
+		case errors.Is(err, errRetry), gone && (idempotent || errors.As(err, &openErr)):
+			return device.Again
+		case gone:
+			return device.Lost
 		}
-		if attempt > d.opts.Retries {
-			return d.offline(op, fmt.Errorf("still failing after %d attempts: %w", attempt, err))
-		}
-		d.log.Debug("android call retried", "serial", d.serial, "op", op, "attempt", attempt, "err", err)
-		timer := time.NewTimer(wait)
-		select {
-		case <-cctx.Done():
-			timer.Stop()
-			if ctx.Err() != nil {
-				return fmt.Errorf("android %s: %s: %w", d.serial, op, ctx.Err())
-			}
-			return d.offline(op, fmt.Errorf("no answer within %v: %w", timeout, err))
-		case <-timer.C:
-		}
-		wait *= 2
+		return device.Final
 	}
+	end, err := device.Retry(ctx, device.RetryPolicy{Timeout: timeout, Retries: d.opts.Retries, Backoff: d.opts.Backoff}, f, classify,
+		func(attempt int, err error) {
+			d.log.Debug("android call retried", "serial", d.serial, "op", op, "attempt", attempt, "err", err)
+		})
+	switch end {
+	case 0:
+		return nil
+	case device.Gone:
+		return d.offline(op, err)
+	}
+	return fmt.Errorf("android %s: %s: %w", d.serial, op, err)
 }
 
 func (d *Driver) offline(op string, cause error) error {

@@ -151,54 +151,30 @@ func (d *Driver) call(ctx context.Context, op string, idempotent bool, timeout t
 	if closed {
 		return fmt.Errorf("ios %s: %s: driver is closed", d.id, op)
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("ios %s: %s: %w", d.id, op, err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	wait := d.opts.Backoff
-	for attempt := 1; ; attempt++ {
-		err := f(cctx)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("ios %s: %s: %w", d.id, op, ctx.Err())
-		}
-		if cctx.Err() != nil {
-			return d.offline(op, fmt.Errorf("no answer within %v: %w", timeout, err))
-		}
+	classify := func(err error) device.Verdict {
 		switch {
 		case errors.Is(err, wda.ErrInvalidSession), errors.Is(err, wda.ErrSessionNotCreated):
-			return d.offline(op, err)
+			return device.Lost
 		case !errors.Is(err, wda.ErrUnreachable):
-			return d.mapErr(op, err)
+			return device.Final
 		case !idempotent && !refused(err):
-			return d.offline(op, err)
-		case attempt > d.opts.Retries:
-			return d.offline(op, fmt.Errorf("still failing after %d attempts: %w", attempt, err))
+			return device.Lost
 		}
-		d.log.Debug("ios call retried", "wda", d.id, "op", op, "attempt", attempt, "err", err)
-		if !pause(cctx, wait) {
-			if ctx.Err() != nil {
-				return fmt.Errorf("ios %s: %s: %w", d.id, op, ctx.Err())
-			}
-			return d.offline(op, fmt.Errorf("no answer within %v: %w", timeout, err))
-		}
-		wait *= 2
+		return device.Again
 	}
-}
-
-// pause waits for d, or reports false when ctx ends first.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+	end, err := device.Retry(ctx, device.RetryPolicy{Timeout: timeout, Retries: d.opts.Retries, Backoff: d.opts.Backoff}, f, classify,
+		func(attempt int, err error) {
+			d.log.Debug("ios call retried", "wda", d.id, "op", op, "attempt", attempt, "err", err)
+		})
+	switch end {
+	case 0:
+		return nil
+	case device.Gone:
+		return d.offline(op, err)
+	case device.Failed:
+		return d.mapErr(op, err)
 	}
+	return fmt.Errorf("ios %s: %s: %w", d.id, op, err)
 }
 
 // refused reports whether the request failed before reaching the server.
