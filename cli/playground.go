@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -127,6 +128,12 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			return playgroundOpen(ctx, env, opts.Device, id)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
+		Blocked: func(ctx context.Context) error {
+			if opts.Device.Sim || strings.HasPrefix(opts.Device.ID, wdaPrefix) {
+				return nil
+			}
+			return playgroundBlocked(ctx, env)
+		},
 		NewAgent: func(m server.ModelSettings, onEvent func(agent.Event)) (server.Agent, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)
 			if err != nil {

@@ -37,6 +37,10 @@ type Options struct {
 	Open func(ctx context.Context, id string) (device.Driver, device.Target, func(), error)
 	// Targets lists the devices a session can open; nil lists none.
 	Targets func(ctx context.Context) ([]device.Target, error)
+	// Blocked, when set, says why no session can be set up on this machine
+	// (the platform's tooling is missing, say) and what to do: the session
+	// is blocked until it returns nil.
+	Blocked func(ctx context.Context) error
 	// NewAgent builds the runtime that runs goals and ai* steps, with m on
 	// top of the model settings of apex.yaml and the environment (m is
 	// empty at start). It must pass onEvent as agent.Config.OnEvent, so

@@ -25,6 +25,9 @@ const (
 	// StateRecreating is a session whose device link broke being opened
 	// again.
 	StateRecreating = "recreating"
+	// StateBlocked is no session, and none possible until what
+	// Options.Blocked names is fixed; Error says what.
+	StateBlocked = "blocked"
 )
 
 // session is the one device the playground drives.
@@ -143,6 +146,10 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 // as POST /session does. It fails if a session exists; a failed open
 // leaves the session required, with the error.
 func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
+	if err := s.checkBlocked(ctx); err != nil {
+		return s.sess.view(), &apiError{code: http.StatusConflict, err: fmt.Errorf("no session can be set up: %w", err),
+			fields: map[string]any{"session": s.sess.view()}}
+	}
 	ss := &s.sess
 	ss.mu.Lock()
 	if ss.state != StateRequired {
@@ -174,6 +181,29 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 	return v, nil
 }
 
+// checkBlocked asks Options.Blocked whether a session can be set up and
+// moves between required and blocked to match.
+func (s *Server) checkBlocked(ctx context.Context) error {
+	if s.opts.Blocked == nil {
+		return nil
+	}
+	err := s.opts.Blocked(ctx)
+	ss := &s.sess
+	ss.mu.Lock()
+	changed := false
+	switch {
+	case err != nil && ss.state == StateRequired:
+		ss.state, ss.err, changed = StateBlocked, err.Error(), true
+	case err == nil && ss.state == StateBlocked:
+		ss.state, ss.err, changed = StateRequired, "", true
+	}
+	ss.mu.Unlock()
+	if changed {
+		s.publishSession()
+	}
+	return err
+}
+
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	if err := s.destroy(); err != nil {
 		writeError(w, 0, err)
@@ -188,7 +218,7 @@ func (s *Server) destroy() error {
 	ss := &s.sess
 	ss.mu.Lock()
 	switch ss.state {
-	case StateRequired:
+	case StateRequired, StateBlocked:
 		ss.mu.Unlock()
 		return nil
 	case StateCreating, StateDestroying, StateRecreating:

@@ -22,6 +22,9 @@ type Setup struct {
 	AutoSubmit bool `json:"autoSubmit"`
 	// Warnings say why the list may be incomplete (discovery failed).
 	Warnings []string `json:"warnings"`
+	// Blocked says why no session can be set up on this machine, and
+	// what to do; the form cannot be submitted until it is fixed.
+	Blocked string `json:"blocked,omitempty"`
 }
 
 // SetupField is one field of the setup form.
@@ -43,7 +46,11 @@ type SetupOption struct {
 }
 
 func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
-	out := Setup{Session: s.sess.view(), Warnings: []string{}}
+	var blocked string
+	if err := s.checkBlocked(r.Context()); err != nil {
+		blocked = err.Error()
+	}
+	out := Setup{Session: s.sess.view(), Warnings: []string{}, Blocked: blocked}
 	out.Submit.Method, out.Submit.Path = http.MethodPost, "/session"
 	var ts []device.Target
 	if s.opts.Targets != nil {
@@ -68,7 +75,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(online) == 1 {
 		field.Default = online[0]
-		out.AutoSubmit = out.Session.State == StateRequired
+		out.AutoSubmit = out.Session.State == StateRequired && blocked == ""
 	}
 	switch {
 	case len(ts) == 0 && len(out.Warnings) == 0:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apexagent/apex/agent"
@@ -103,4 +104,36 @@ func TestSessionSetupWithSession(t *testing.T) {
 	if m["autoSubmit"] != false || m["session"].(map[string]any)["state"] != "ready" {
 		t.Errorf("with a session: %v", m)
 	}
+}
+
+// TestSetupBlocked: while the platform says no session can be set up, the
+// form says why and cannot be submitted, POST /session is refused with the
+// reason, and the session is blocked; once fixed, it is required again.
+func TestSetupBlocked(t *testing.T) {
+	var blocked atomic.Bool
+	blocked.Store(true)
+	p := startPhone(t, &phoneOptions{opts: server.Options{Blocked: func(context.Context) error {
+		if blocked.Load() {
+			return errors.New("adb is not installed: apt-get install adb, or start with --sim")
+		}
+		return nil
+	}}})
+	s := p.mustDo(200, "GET", "/session/setup", nil)
+	if !strings.Contains(s["blocked"].(string), "apt-get install adb") || s["autoSubmit"] != false {
+		t.Errorf("setup while blocked: %v", s)
+	}
+	if st := p.state(); st != "blocked" {
+		t.Errorf("state while blocked = %q", st)
+	}
+	if code, m := p.do("POST", "/session", map[string]string{"deviceId": ""}); code != 409 || !strings.Contains(m["error"].(string), "apt-get install adb") {
+		t.Errorf("POST /session while blocked: %d %v", code, m)
+	}
+	blocked.Store(false)
+	if s := p.mustDo(200, "GET", "/session/setup", nil); s["blocked"] != nil || s["autoSubmit"] != true {
+		t.Errorf("setup once fixed: %v", s)
+	}
+	if st := p.state(); st != "required" {
+		t.Errorf("state once fixed = %q, want required", st)
+	}
+	p.ready()
 }

@@ -72,22 +72,22 @@ function setSession(v) {
   const st = v.state;
   document.body.dataset.session = st;
   const pill = $("status");
-  pill.textContent = st === "required" ? "no device" : st;
+  pill.textContent = st === "required" ? "no device" : st === "blocked" ? "setup blocked" : st;
   pill.dataset.state = st;
   const d = v.device;
   $("device-name").textContent = d ? `${d.model || d.serial || d.id} · ${d.platform}` : "";
   $("disconnect").hidden = !live(st);
-  $("setup").hidden = st !== "required";
+  $("setup").hidden = st !== "required" && st !== "blocked";
   $("run").disabled = st !== "ready" || !!(ui.task && !ui.task.ended);
   for (const id of ["back", "home", "rec-start", "rec-export"]) $(id).disabled = st !== "ready";
   $("type-form").querySelector("button").disabled = st !== "ready";
   if (d && d.width > 0 && d.height > 0) ui.dims = { w: d.width, h: d.height };
   if (live(st)) {
     startPreview();
-  } else if (st === "required") {
+  } else if (st === "required" || st === "blocked") {
     stopPreview();
     ui.dims = null;
-    if (was !== "required") loadSetup();
+    if (was !== st) loadSetup();
   }
   if (st === "required" && v.error) $("preview-msg").textContent = "Connecting failed: " + v.error;
   // A task started elsewhere (or before a reload) is followed too.
@@ -127,7 +127,8 @@ async function loadSetup() {
     if (o.hint) hints.appendChild(el("li", "", `${o.label}: ${o.hint}`));
   }
   for (const w of s.warnings || []) hints.appendChild(el("li", "", w));
-  $("connect").disabled = !field.options.some((o) => !o.disabled);
+  if (s.blocked) hints.prepend(el("li", "blocked", "No device can be connected here: " + s.blocked));
+  $("connect").disabled = !!s.blocked || !field.options.some((o) => !o.disabled);
   if (s.autoSubmit && !ui.autoTried) {
     ui.autoTried = true;
     connect(field.default);
