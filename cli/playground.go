@@ -62,20 +62,24 @@ func newCmdPlayground(env *Env) *cobra.Command {
 		Use:   "playground",
 		Short: "Serve the playground API: a device session, manual actions, goals and a live preview",
 		Long: `Serve the playground on 127.0.0.1, from the first free port at --port on, and
-print its URL. With --host it listens elsewhere (0.0.0.0: every interface);
-anywhere but loopback it requires a token, generated unless --token or
-$APEX_PLAYGROUND_TOKEN gives one: the printed URL carries it (?token=…) and
-signs the browser in; API clients send Authorization: Bearer TOKEN. Through its REST API a client opens a device session
-(GET /session/setup, POST /session), runs actions of the action space by hand
-(POST /interact), runs goals with the AI runtime in the background
-(POST /execute, with progress on GET /events and GET /task-progress/ID, and
-POST /cancel/ID), watches the screen (GET /screenshot, GET /mjpeg), and
-records manual actions as a script that apex run replays (/recorder/start,
-/recorder/stop, /recorder/export). The web page is at /; GET /api lists the endpoints.
+print its URL (opened in the browser unless --no-open). The web page at / shows
+the live screen (click to tap, drag to swipe, type), runs goals or single script
+steps with streamed progress, cancel and a report each, records manual actions
+as a script that apex run replays, and edits the model settings.
+
+The same is a REST API (GET /api lists it; docs/playground.md describes it):
+device sessions (GET /session/setup, POST /session), manual actions
+(POST /interact), tasks (POST /execute with a goal, a step or an action,
+answered at the task's end with its result, record and report; progress on
+GET /events and GET /task-progress/ID; POST /cancel/ID), the preview
+(GET /screenshot, GET /mjpeg), the recorder (/recorder/*), model settings
+(GET/POST /config, POST /config/test) and contexts from report steps.
 
 With --sim or --device the session is opened at start. Goals use the model
-configured in apex.yaml (or APEX_MODEL_*), or the offline rule planner.
+configured in apex.yaml (or APEX_MODEL_*), the page's model settings, or the
+offline rule planner. Beyond loopback (--host) every client needs the token.
 Ctrl-C stops the server and releases the device.`,
+
 		Example: `  apex playground --sim
   apex playground --device emulator-5554 --port 6000 --no-open
   apex playground --sim --host 0.0.0.0`,
