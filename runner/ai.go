@@ -103,7 +103,12 @@ func (r *run) task(goal string) agent.Task {
 // goal without a model.
 func aiErr(st script.Step, err error) error {
 	if errors.Is(err, agent.ErrNeedsModel) {
-		return needsModel(st, strings.TrimPrefix(err.Error(), "agent: needs a model: "))
+		// The runtime's reason, without its own "needs a model:" lead.
+		why := err.Error()
+		if _, after, ok := strings.Cut(why, agent.ErrNeedsModel.Error()+": "); ok {
+			why = after
+		}
+		return needsModel(st, why)
 	}
 	return err
 }

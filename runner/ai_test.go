@@ -124,6 +124,9 @@ func TestAIStepsNeedModel(t *testing.T) {
 		if tr.Status != store.StepFailed || !strings.Contains(tr.Reason, "needs a model") {
 			t.Fatalf("%s: status %s: %s", steps[i], tr.Status, tr.Reason)
 		}
+		if strings.Count(tr.Reason, "needs a model") != 1 || !strings.Contains(tr.Reason, "APEX_MODEL_NAME") {
+			t.Errorf("%s: the reason says needs a model %d times, or not what to set: %s", steps[i], strings.Count(tr.Reason, "needs a model"), tr.Reason)
+		}
 		if i == 0 && !strings.Contains(tr.Reason, "sentence 1 of 1") {
 			t.Fatalf("%s: the reason does not name the sentence: %s", steps[i], tr.Reason)
 		}

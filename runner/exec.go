@@ -85,7 +85,7 @@ func needsModel(st script.Step, why string) error {
 	if why != "" {
 		why = ": " + why
 	}
-	return fmt.Errorf("%s %q %w%s; set APEX_MODEL_* to configure one (see the issue: AI runtime), or write it as a deterministic step (tap, input, assert, waitFor with text, id or desc)",
+	return fmt.Errorf("%s %q %w%s; configure one (APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY, or a model: section in apex.yaml), or write it as a deterministic step (tap, input, assert, waitFor with text, id or desc)",
 		st.Key, truncate(st.Prompt+locPrompt(st.Locator), 80), ErrNeedsModel, why)
 }
 
