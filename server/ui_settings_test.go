@@ -134,6 +134,15 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	if href := eval[string](t, ctx, `document.querySelector("#log .status a").getAttribute("href")`); !strings.HasPrefix(href, "/runs/") {
 		t.Errorf("the step's report link is %q, want the report itself", href)
 	}
+	// What a step finds is shown by its name.
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#goal"), `{"aiLocate": "Wi-Fi", "name": "wifi"}`), chromedp.Click(chromedp.CSS("#run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the step's output", `document.querySelector("#log pre.outputs") !== null`)
+	if out := eval[string](t, ctx, `document.querySelector("#log pre.outputs").textContent`); !strings.Contains(out, `"wifi"`) || !strings.Contains(out, `"center"`) {
+		t.Errorf("the aiLocate output shows %q", out)
+	}
+
 	// A malformed step is refused before it reaches the server.
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#goal"), `{"tap": `), chromedp.Click(chromedp.CSS("#run"))); err != nil {
 		t.Fatal(err)
@@ -150,12 +159,14 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Back"})
 	waitForeground(t, p, "after Back", func(fg string) bool { return fg == "com.apex.launcher" })
 	waitFor(t, ctx, "the preview to show the screen after the drop", previewHash+` !== `+strconv.Itoa(before)+` && `+previewHash+` > 0`)
+	ended := eval[int](t, ctx, `document.querySelectorAll("#log .status").length`)
 	id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": `tap "Notes"`, "async": true})["requestId"].(string)
-	waitFor(t, ctx, "the page to follow the task started elsewhere", `document.body.innerText.includes("task `+id+`") && document.querySelectorAll("#log .status").length === 2`)
-	if cls := eval[string](t, ctx, `document.querySelectorAll("#log .status")[1].className`); !strings.Contains(cls, "status-done") {
+	waitFor(t, ctx, "the page to follow the task started elsewhere", `document.body.innerText.includes("task `+id+`") && document.querySelectorAll("#log .status").length === `+strconv.Itoa(ended+1))
+	const last = `Array.from(document.querySelectorAll("#log .status")).pop()`
+	if cls := eval[string](t, ctx, last+`.className`); !strings.Contains(cls, "status-done") {
 		t.Errorf("the followed task ended %q", cls)
 	}
-	report := eval[string](t, ctx, `document.querySelectorAll("#log .status")[1].querySelector("a").getAttribute("href")`)
+	report := eval[string](t, ctx, last+`.querySelector("a").getAttribute("href")`)
 
 	// The report opens in this tab and the back button returns to a
 	// working page (its streams given back on the way out, taken again).

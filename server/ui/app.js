@@ -292,6 +292,9 @@ function endTask(v) {
     box.appendChild(a);
   }
   addLog(box);
+  // What a step found (aiLocate, aiQuery, aiNumber…), by its name.
+  const outputs = v.result && v.result.outputs;
+  if (outputs && Object.keys(outputs).length) addLog(el("pre", "outputs", JSON.stringify(outputs, null, 2)));
   $("cancel").hidden = true;
   $("task-state").textContent = "";
   $("run").disabled = !ui.session || ui.session.state !== "ready";
