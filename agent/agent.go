@@ -17,6 +17,8 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/store"
 )
@@ -39,6 +41,12 @@ type Config struct {
 	Cache *Cache
 	// SceneOptions are passed to scene.FromSource.
 	SceneOptions *scene.Options
+	// OCR reads screenshots when the UI tree cannot be trusted (stale
+	// after an action, system windows only, text in pixels); nil starts a
+	// Tesseract engine in a task on first need, when it is installed.
+	OCR ocr.Engine
+	// OCRMode is perceive.Auto (""), perceive.Always or perceive.Off.
+	OCRMode perceive.Mode
 	// SettleInterval is the gap between observations while the screen
 	// settles (default 5ms); SettleTimeout bounds settling (3s).
 	SettleInterval, SettleTimeout time.Duration
@@ -158,7 +166,8 @@ func (rt *Runtime) session(ctx context.Context, t Task, kind string) (*session, 
 	id := newTaskID(t.RunID, kind)
 	s := &session{id: id, space: space,
 		bus: newBus(id, t.Store, rt.log, rt.cfg.OnEvent),
-		obs: &observer{drv: t.Driver, opts: rt.cfg.SceneOptions, interval: rt.cfg.SettleInterval, timeout: rt.cfg.SettleTimeout}}
+		obs: &observer{interval: rt.cfg.SettleInterval, timeout: rt.cfg.SettleTimeout,
+			p: perceive.New(t.Driver, &perceive.Options{Mode: rt.cfg.OCRMode, Engine: rt.cfg.OCR, Scene: rt.cfg.SceneOptions, Log: rt.log})}}
 	return s, nil
 }
 
@@ -201,6 +210,7 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.obs.p.Close()
 	o := &orchestrator{rt: rt, task: t, id: s.id, bus: s.bus, obs: s.obs, trc: newTracer(t.Driver),
 		runs: map[string]int{}, failedAt: map[string]string{}, started: time.Now()}
 	pm, err := rt.model(s, RolePlanner)

@@ -160,6 +160,7 @@ func (x *executor) act(ctx context.Context, name string, raw json.RawMessage, sc
 		return err
 	}
 	env := &action.Env{Driver: x.drv, Resolver: &locate.Live{Scene: sc, Observe: x.obs.observe}}
+	x.obs.acted()
 	return a.Run(ctx, env, raw)
 }
 

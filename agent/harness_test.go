@@ -25,7 +25,13 @@ type phone struct {
 
 func startPhone(t testing.TB, seed int64) *phone {
 	t.Helper()
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: seed})
+	return startPhoneWith(t, lab.Options{Android: 1, Seed: seed})
+}
+
+// startPhoneWith starts the lab's first phone with opts (its apps, say).
+func startPhoneWith(t testing.TB, opts lab.Options) *phone {
+	t.Helper()
+	l, err := lab.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,9 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -13,31 +12,49 @@ import (
 // the rest of a prompt it keeps a step under 1,500 tokens.
 const promptBudget = 2600
 
-// observer reads the screen as a Scene: the UI source, parsed and pruned;
-// never raw XML or pixels for anyone else.
+// observer reads the screen as a Scene: the UI source, parsed and pruned,
+// fused with OCR of the screenshot when the tree cannot be trusted (package
+// perceive); never raw XML or pixels for anyone else.
 type observer struct {
-	drv      device.Driver
-	opts     *scene.Options
+	p        *perceive.Perceiver
 	interval time.Duration // between observations while settling
 	timeout  time.Duration // settle bound
+	last     *perceive.Screen
 }
 
+// observe reads the screen once, with OCR fused in when the tree cannot be
+// trusted.
 func (o *observer) observe(ctx context.Context) (*scene.Scene, error) {
-	src, err := o.drv.Source(ctx)
+	s, err := o.p.Observe(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the UI source: %w", err)
+		return nil, err
 	}
-	sc, err := scene.FromSource(src.Data, o.opts)
-	if err != nil {
-		return nil, fmt.Errorf("parse the UI source (%s, %d bytes): %w", src.Format, len(src.Data), err)
+	return o.perceived(ctx, s)
+}
+
+// perceived fuses OCR into s when needed and makes it the last screen. A
+// failed screenshot leaves the tree alone: it is still a Scene.
+func (o *observer) perceived(ctx context.Context, s *perceive.Screen) (*scene.Scene, error) {
+	if err := o.p.Perceive(ctx, s); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	return sc, nil
+	o.last = s
+	return s.Scene, nil
+}
+
+// acted tells the perceiver an action is about to change the last screen,
+// so a tree that does not change after it is suspected of being stale.
+func (o *observer) acted() {
+	if o.last != nil {
+		o.p.ActedOn(o.last)
+	}
 }
 
 // settle observes until two observations in a row have the same
-// fingerprint, or the timeout passes (then the last is returned).
+// fingerprint, or the timeout passes (then the last is used); only the
+// screen it settles on is perceived.
 func (o *observer) settle(ctx context.Context) (*scene.Scene, error) {
-	prev, err := o.observe(ctx)
+	prev, err := o.p.Observe(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -50,15 +67,15 @@ func (o *observer) settle(ctx context.Context) (*scene.Scene, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-deadline.C:
-			return prev, nil
+			return o.perceived(ctx, prev)
 		case <-tick.C:
 		}
-		cur, err := o.observe(ctx)
+		cur, err := o.p.Observe(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if cur.Fingerprint() == prev.Fingerprint() {
-			return cur, nil
+		if cur.FP == prev.FP {
+			return o.perceived(ctx, cur)
 		}
 		prev = cur
 	}

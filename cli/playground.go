@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
@@ -143,7 +144,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			if err != nil {
 				return nil, err
 			}
-			return agentFor(env, cfg, cache, onEvent)
+			return agentFor(env, cfg, cache, onEvent, perceive.Auto)
 		},
 		TestModel: func(ctx context.Context, m server.ModelSettings) ([]server.ModelCheck, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)

@@ -16,6 +16,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
@@ -87,10 +88,8 @@ type runJob struct {
 }
 
 func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
-	switch opts.OCR {
-	case "", "auto", runner.OCRAlways, runner.OCROff:
-	default:
-		return fmt.Errorf("--ocr %q: give auto, always or off", opts.OCR)
+	if _, err := perceive.ParseMode(opts.OCR); err != nil {
+		return fmt.Errorf("--ocr: %w", err)
 	}
 	if opts.Concurrency < 1 {
 		return fmt.Errorf("--concurrency %d: give 1 or more", opts.Concurrency)
@@ -237,7 +236,8 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	if err != nil {
 		return nil, "", err
 	}
-	rt, err := agentFor(env, opts.model, cache, nil)
+	mode, _ := perceive.ParseMode(opts.OCR) // checked in runRun
+	rt, err := agentFor(env, opts.model, cache, nil, mode)
 	if err != nil {
 		return nil, "", err
 	}

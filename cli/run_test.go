@@ -286,7 +286,7 @@ tasks:
 // TestRunOCRFlag: the stale-tree example passes with OCR (the default,
 // auto), and --ocr takes only auto, always or off.
 func TestRunOCRFlag(t *testing.T) {
-	if _, _, err := run(t, "run", "--sim", "--ocr", "sometimes", "../examples/login.yaml"); err == nil || !strings.Contains(err.Error(), "give auto, always or off") {
+	if _, _, err := run(t, "run", "--sim", "--ocr", "sometimes", "../examples/login.yaml"); err == nil || !strings.Contains(err.Error(), "use auto, always or off") {
 		t.Fatalf("--ocr sometimes: err = %v", err)
 	}
 	dir := t.TempDir()

@@ -25,7 +25,7 @@ func (r *run) waitFor(ctx context.Context, st script.Step, before *screen, out *
 	gone := st.Mode == "gone"
 	var last error
 	seen, ok, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		_, last = locate.Find(s.scene, loc)
+		_, last = locate.Find(s.Scene, loc)
 		present := last == nil || !errors.Is(last, action.ErrNotFound)
 		return present != gone
 	})
@@ -34,7 +34,7 @@ func (r *run) waitFor(ctx context.Context, st script.Step, before *screen, out *
 		return err
 	}
 	if ok {
-		if e, err := locate.Find(seen.scene, loc); err == nil {
+		if e, err := locate.Find(seen.Scene, loc); err == nil {
 			out.result = map[string]any{"element": e}
 		}
 		return nil
@@ -158,7 +158,7 @@ func (r *run) aiLocate(ctx context.Context, st script.Step, before *screen, out 
 	if err != nil {
 		return err
 	}
-	e, _ := locate.Find(seen.scene, loc)
+	e, _ := locate.Find(seen.Scene, loc)
 	x, y := e.Bounds.Center()
 	v := map[string]any{"id": e.ID, "type": e.Type, "text": e.Text, "desc": e.Desc, "bounds": e.Bounds, "center": device.Point{X: x, Y: y}}
 	out.point = &device.Point{X: x, Y: y}
@@ -202,7 +202,7 @@ func (r *run) scroll(ctx context.Context, st script.Step, before *screen, out *o
 			return err
 		}
 		out.after = next
-		if next.fp == on.fp {
+		if next.FP == on.FP {
 			return nil
 		}
 		on = next
@@ -216,7 +216,7 @@ func (r *run) scrollUntilVisible(ctx context.Context, st script.Step, before *sc
 	loc := toLocator(st.Locator)
 	cur := before
 	for swipes := 0; ; swipes++ {
-		e, err := locate.Find(cur.scene, loc)
+		e, err := locate.Find(cur.Scene, loc)
 		if err == nil {
 			x, y := e.Bounds.Center()
 			out.point = &device.Point{X: x, Y: y}
@@ -251,7 +251,7 @@ func (r *run) swipe(ctx context.Context, st script.Step, before *screen, out *ou
 	sw := st.Swipe
 	from, to := sw.From, sw.To
 	if sw.Direction != "" {
-		w, h := before.scene.Width, before.scene.Height
+		w, h := before.Scene.Width, before.Scene.Height
 		if w == 0 || h == 0 {
 			info, err := r.drv.Info(ctx)
 			if err != nil {

@@ -133,14 +133,14 @@ func (r *run) find(ctx context.Context, st script.Step, before *screen, loc acti
 	}
 	var ferr error
 	seen, _, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		_, ferr = locate.Find(s.scene, loc)
+		_, ferr = locate.Find(s.Scene, loc)
 		return ferr == nil || !errors.Is(ferr, action.ErrNotFound)
 	})
 	if err != nil {
 		return seen, err
 	}
 	if ferr != nil && errors.Is(ferr, action.ErrNotFound) && !st.Optional && r.readAll(ctx, seen) {
-		_, ferr = locate.Find(seen.scene, loc)
+		_, ferr = locate.Find(seen.Scene, loc)
 	}
 	if ferr != nil && st.Kind.IsAI() && errors.Is(ferr, locate.ErrNoRule) {
 		return seen, needsModel(st, "locator rules found no visible text, id or description matching it")
@@ -166,7 +166,7 @@ func (r *run) runAction(ctx context.Context, out *outcome, name string, params m
 func (r *run) runRaw(ctx context.Context, out *outcome, a *action.Action, raw json.RawMessage, on *screen) error {
 	out.action, out.params, out.acted = a.Name(), raw, true
 	r.actedOn(on)
-	res := &recordingResolver{live: &locate.Live{Scene: on.scene, Observe: func(ctx context.Context) (*scene.Scene, error) {
+	res := &recordingResolver{live: &locate.Live{Scene: on.Scene, Observe: func(ctx context.Context) (*scene.Scene, error) {
 		s, err := r.observe(ctx)
 		if err == nil {
 			err = r.perceive(ctx, s)
@@ -174,7 +174,7 @@ func (r *run) runRaw(ctx context.Context, out *outcome, a *action.Action, raw js
 		if err != nil {
 			return nil, err
 		}
-		return s.scene, nil
+		return s.Scene, nil
 	}}}
 	env := &action.Env{Driver: r.drv, Resolver: res, Log: r.log}
 	err := a.Run(ctx, env, raw)

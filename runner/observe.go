@@ -2,41 +2,16 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"github.com/apexagent/apex/scene"
+	"github.com/apexagent/apex/perceive"
 )
 
-// screen is one observation of the device.
-type screen struct {
-	scene *scene.Scene
-	fp    string
-	png   []byte // nil until shot
-	// settled is false when the screen kept changing until the settle
-	// timeout.
-	settled bool
-	// tree is the Scene of the UI tree alone when scene has OCR fused in
-	// (see perceive in ocr.go).
-	tree      *scene.Scene
-	ui        *scene.Tree // the parsed source, for the checks that need nodes
-	perceived bool
-	whole     bool // the whole screenshot has been read
-}
+// screen is one observation of the device (package perceive).
+type screen = perceive.Screen
 
 // observe reads the UI source and builds its Scene.
-func (r *run) observe(ctx context.Context) (*screen, error) {
-	src, err := r.drv.Source(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the UI source: %w", err)
-	}
-	t, err := scene.Parse(src.Data)
-	if err != nil {
-		return nil, fmt.Errorf("parse the UI source (%s, %d bytes): %w", src.Format, len(src.Data), err)
-	}
-	sc := scene.Build(t, r.opts.SceneOptions)
-	return &screen{scene: sc, fp: sc.Fingerprint(), ui: t}, nil
-}
+func (r *run) observe(ctx context.Context) (*screen, error) { return r.perceiver().Observe(ctx) }
 
 // settle observes until two consecutive observations have the same
 // fingerprint, or SettleTimeout passes (then the last one is returned with
@@ -65,8 +40,8 @@ func (r *run) settle(ctx context.Context) (*screen, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cur.fp == prev.fp {
-			cur.settled = true
+		if cur.FP == prev.FP {
+			cur.Settled = true
 			return cur, r.perceive(ctx, cur)
 		}
 		prev = cur
@@ -74,17 +49,7 @@ func (r *run) settle(ctx context.Context) (*screen, error) {
 }
 
 // shoot adds a screenshot to s unless it has one.
-func (r *run) shoot(ctx context.Context, s *screen) error {
-	if s.png != nil {
-		return nil
-	}
-	png, err := r.drv.Screenshot(ctx)
-	if err != nil {
-		return fmt.Errorf("take a screenshot: %w", err)
-	}
-	s.png = png
-	return nil
-}
+func (r *run) shoot(ctx context.Context, s *screen) error { return r.perceiver().Shoot(ctx, s) }
 
 // poll re-observes (settled) until check reports done or timeout passes.
 // It returns the last screen and whether check succeeded.

@@ -17,6 +17,7 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
@@ -133,7 +134,7 @@ type run struct {
 	cur     *screen // the last settled screen, reused as the next step's "before"
 	outputs map[string]any
 	res     *Result
-	percept perception // OCR and trust in the tree (ocr.go)
+	percept *perceive.Perceiver // OCR and trust in the tree (ocr.go)
 }
 
 // Run executes s on d and records it. The returned error is only about the

@@ -66,13 +66,13 @@ func (r *run) step(ctx context.Context, task string, st script.Step) error {
 				err = serr
 			}
 		}
-		rec.Before = before.png
+		rec.Before = before.PNG
 		if out.seen != nil {
-			rec.Before = out.seen.png
+			rec.Before = out.seen.PNG
 		}
-		rec.Scene, _ = json.Marshal(seen.scene)
-		if after.png != nil {
-			rec.After = after.png
+		rec.Scene, _ = json.Marshal(seen.Scene)
+		if after.PNG != nil {
+			rec.After = after.PNG
 		}
 		r.cur = after
 		if fatal(ctx, err) {

@@ -1,0 +1,120 @@
+package perceive_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/scene"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+type counting struct {
+	e     ocr.Engine
+	calls atomic.Int64
+}
+
+func (c *counting) Recognize(ctx context.Context, img []byte, o *ocr.Options) (*ocr.Result, error) {
+	c.calls.Add(1)
+	return c.e.Recognize(ctx, img, o)
+}
+
+// TestPerceive: a screen whose tree holds its text costs no screenshot and
+// no OCR; the Arcade's canvas board is read, and its pixel-only button
+// becomes an OCR element; with OCR off nothing is read.
+func TestPerceive(t *testing.T) {
+	tess, err := ocr.NewTesseract(context.Background(), nil)
+	if err != nil {
+		t.Skipf("tesseract unavailable: %v", err)
+	}
+	defer tess.Close()
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, AppFiles: []string{"../examples/apps/arcade.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dev := l.Devices()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := android.OpenDirect(ctx, dev.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.LaunchApp(ctx, "com.apex.arcade"); err != nil {
+		t.Fatal(err)
+	}
+	e := &counting{e: tess}
+	p := perceive.New(d, &perceive.Options{Engine: e})
+	defer p.Close()
+
+	home := observe(t, p)
+	if home.PNG != nil || e.calls.Load() != 0 || home.Scene != home.Tree {
+		t.Errorf("a sound tree: screenshot taken %v, %d recognitions", home.PNG != nil, e.calls.Load())
+	}
+	dev.Phone.Tap(centre(t, home.Scene, "Play"))
+	board := observe(t, p)
+	if e.calls.Load() == 0 {
+		t.Fatal("the canvas board was not read")
+	}
+	var button *scene.Element
+	for i, el := range board.Scene.Elements {
+		if el.Text == "Start game" && el.Source == scene.SourceOCR {
+			button = &board.Scene.Elements[i]
+		}
+	}
+	if button == nil {
+		t.Fatalf("no OCR element for the pixel-only button:\n%s", board.Scene.Text())
+	}
+	for _, el := range board.Tree.Elements {
+		if el.Text == "Start game" {
+			t.Errorf("the tree's own Scene has the OCR element %v", el)
+		}
+	}
+
+	off := perceive.New(d, &perceive.Options{Mode: perceive.Off, Engine: e})
+	before := e.calls.Load()
+	if s := observe(t, off); s.Scene != s.Tree || e.calls.Load() != before {
+		t.Errorf("OCR off read the screen (%d recognitions)", e.calls.Load()-before)
+	}
+}
+
+func observe(t *testing.T, p *perceive.Perceiver) *perceive.Screen {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := p.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Perceive(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func centre(t *testing.T, sc *scene.Scene, text string) (int, int) {
+	t.Helper()
+	for _, el := range sc.Elements {
+		if el.Text == text {
+			return el.Bounds.Center()
+		}
+	}
+	t.Fatalf("no %q on screen:\n%s", text, sc.Text())
+	return 0, 0
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]perceive.Mode{"": perceive.Auto, "auto": perceive.Auto, "always": perceive.Always, "off": perceive.Off} {
+		if got, err := perceive.ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := perceive.ParseMode("sometimes"); err == nil {
+		t.Error("ParseMode(sometimes): no error")
+	}
+}
