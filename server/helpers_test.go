@@ -36,6 +36,8 @@ type phoneOptions struct {
 	// open wraps the real open (to block or fail it).
 	open func(ctx context.Context, id string, real func() (device.Driver, device.Target, func(), error)) (device.Driver, device.Target, func(), error)
 	opts server.Options
+	// apps are app specs (YAML) installed on the phone.
+	apps []string
 }
 
 // startPhone starts a simulated phone and a playground server for it.
@@ -44,7 +46,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 	if po == nil {
 		po = &phoneOptions{}
 	}
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1})
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1, AppFiles: po.apps})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	res := &firstTarget{}
-	res.live = &locate.Live{Observe: observer(dev.drv), Observed: func(sc *scene.Scene) {
+	res.live = &locate.Live{Observe: perceived(dev, true), Observed: func(sc *scene.Scene) {
 		if res.scene == nil {
 			res.scene = sc
 		}
@@ -110,7 +110,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	if res.first != nil {
 		out.Element, out.Point = res.first.Element, &res.first.Point
 	}
-	sc, err := observer(dev.drv)(ctx)
+	sc, err := perceived(dev, false)(ctx)
 	if err != nil {
 		writeError(w, http.StatusBadGateway, fmt.Errorf("%s done, but reading the screen after failed: %w", a.Name(), err))
 		return
@@ -139,18 +139,23 @@ func actionStatus(err error) int {
 	return http.StatusBadGateway
 }
 
-// observer reads the device's screen as a Scene.
-func observer(d device.Driver) locate.Observer {
+// perceived reads the session's screen as a Scene: the tree, with OCR
+// fused in where it cannot be trusted. With acting set, the screen is the
+// one the action about to run acts on, so a tree that does not change
+// after it is suspected of being stale.
+func perceived(dev sessionDevice, acting bool) locate.Observer {
 	return func(ctx context.Context) (*scene.Scene, error) {
-		src, err := d.Source(ctx)
+		s, err := dev.percept.Observe(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s, err := scene.FromSource(src.Data, nil)
-		if err != nil {
-			return nil, fmt.Errorf("reading the screen: %w", err)
+		if err := dev.percept.Perceive(ctx, s); err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return s, nil
+		if acting {
+			dev.percept.ActedOn(s)
+		}
+		return s.Scene, nil
 	}
 }
 

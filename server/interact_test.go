@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -85,5 +86,24 @@ func TestInteractConcurrent(t *testing.T) {
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}})
 	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
 		t.Errorf("foreground = %q", fg)
+	}
+}
+
+// TestInteractSeesPixels: a button that exists only in the screenshot (the
+// Arcade's canvas) is found by its text through OCR, and the tap lands.
+func TestInteractSeesPixels(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract is not installed (make deps-apt installs it)")
+	}
+	p := startPhone(t, &phoneOptions{apps: []string{"../examples/apps/arcade.yaml"}})
+	p.ready()
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Launch", "params": map[string]string{"app": "com.apex.arcade"}})
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Play"}})
+	m := p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Start game"}})
+	if el, _ := m["element"].(map[string]any); el == nil || el["source"] != "ocr" {
+		t.Errorf("the tap touched %v, want the button OCR read", m["element"])
+	}
+	if st, err := p.dev.Phone.State("com.apex.arcade"); err != nil || (st["games"] != 1.0 && st["games"] != 1) {
+		t.Errorf("games = %v (%v): the tap on the pixel-only button did not start a game", st["games"], err)
 	}
 }

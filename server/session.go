@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/perceive"
 )
 
 // The session states. A session goes required → creating → ready, and
@@ -38,6 +40,7 @@ type session struct {
 	drv     device.Driver
 	target  device.Target
 	space   *action.Space
+	percept *perceive.Perceiver // what manual actions see: the tree, OCR where it cannot be trusted
 	release func()
 	running *task
 	openID  string // the id the session was opened with, to reopen it
@@ -76,9 +79,23 @@ func (ss *session) viewLocked() SessionView {
 // device is the open session's device, whether or not a task runs; the
 // preview and the action space use it.
 type sessionDevice struct {
-	drv    device.Driver
-	target device.Target
-	space  *action.Space
+	drv     device.Driver
+	target  device.Target
+	space   *action.Space
+	percept *perceive.Perceiver
+}
+
+// device is the session's device (ss.mu held).
+func (ss *session) device() sessionDevice {
+	return sessionDevice{ss.drv, ss.target, ss.space, ss.percept}
+}
+
+// attach makes drv the session's device (ss.mu held); release, as stored,
+// also stops the OCR its perceiver started.
+func (ss *session) attach(drv device.Driver, t device.Target, release func(), log *slog.Logger) {
+	p := perceive.New(drv, &perceive.Options{Log: log})
+	ss.drv, ss.target, ss.space, ss.percept = drv, t, action.ForPlatform(t.Platform), p
+	ss.release = func() { p.Close(); release() }
 }
 
 // errRecreating answers a request while the session's device link is
@@ -100,7 +117,7 @@ func (ss *session) open(idle bool) (sessionDevice, error) {
 	case ss.state != StateReady && ss.state != StateRunning:
 		return sessionDevice{}, errNoSession
 	}
-	return sessionDevice{ss.drv, ss.target, ss.space}, nil
+	return ss.device(), nil
 }
 
 func runningError(t *task) *apiError {
@@ -167,8 +184,8 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 	if err != nil {
 		ss.state, ss.err = StateRequired, err.Error()
 	} else {
-		ss.state, ss.drv, ss.target, ss.release = StateReady, drv, t, release
-		ss.space, ss.openID = action.ForPlatform(t.Platform), id
+		ss.state, ss.openID = StateReady, id
+		ss.attach(drv, t, release, s.log)
 	}
 	v := ss.viewLocked()
 	ss.mu.Unlock()
@@ -239,7 +256,7 @@ func (s *Server) destroy() error {
 	}
 	ss.mu.Lock()
 	release := ss.release
-	ss.state, ss.drv, ss.target, ss.space, ss.release = StateRequired, nil, device.Target{}, nil, nil
+	ss.state, ss.drv, ss.target, ss.space, ss.percept, ss.release = StateRequired, nil, device.Target{}, nil, nil, nil
 	ss.mu.Unlock()
 	if release != nil {
 		release()
@@ -283,10 +300,10 @@ func (s *Server) reopen(ctx context.Context) error {
 	drv, t, rel, err := s.opts.Open(ctx, id)
 	ss.mu.Lock()
 	if err != nil {
-		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil
+		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.percept, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil, nil
 	} else {
-		ss.state, ss.drv, ss.target, ss.release = StateReady, drv, t, rel
-		ss.space = action.ForPlatform(t.Platform)
+		ss.state = StateReady
+		ss.attach(drv, t, rel, s.log)
 	}
 	ss.mu.Unlock()
 	s.publishSession()

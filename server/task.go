@@ -189,7 +189,7 @@ func (ss *session) begin(t *task) (sessionDevice, error) {
 		return sessionDevice{}, errNoSession
 	}
 	ss.state, ss.running = StateRunning, t
-	return sessionDevice{ss.drv, ss.target, ss.space}, nil
+	return ss.device(), nil
 }
 
 // end frees the session of t, whatever became of it.
