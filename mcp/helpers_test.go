@@ -18,7 +18,13 @@ import (
 // simHosts starts n simulated phones and returns a host over them.
 func simHosts(t testing.TB, n int) (*lab.Lab, []device.Host) {
 	t.Helper()
-	l, err := lab.Start(context.Background(), lab.Options{Android: n})
+	return simHostsWith(t, lab.Options{Android: n})
+}
+
+// simHostsWith starts the lab opts describes and returns a host over it.
+func simHostsWith(t testing.TB, opts lab.Options) (*lab.Lab, []device.Host) {
+	t.Helper()
+	l, err := lab.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,11 +25,14 @@ type lease struct {
 	mu     sync.Mutex
 	target device.Target
 	driver device.Driver
-	owner  *sdk.ServerSession
-	space  *action.Space
-	unlock func()        // releases the cross-process lock, if any
-	ready  chan struct{} // closed once driver is set (or opening failed)
-	err    error         // why opening failed
+	// percept reads the screen: the tree, with OCR where it cannot be
+	// trusted. Guarded by mu, like scene.
+	percept *perceive.Perceiver
+	owner   *sdk.ServerSession
+	space   *action.Space
+	unlock  func()        // releases the cross-process lock, if any
+	ready   chan struct{} // closed once driver is set (or opening failed)
+	err     error         // why opening failed
 
 	// Guarded by Server.mu.
 	last time.Time
@@ -41,6 +45,7 @@ type lease struct {
 func (l *lease) close() {
 	<-l.ready
 	if l.driver != nil {
+		l.percept.Close()
 		l.driver.Close()
 	}
 	if l.unlock != nil {
@@ -120,7 +125,7 @@ func (s *Server) open(ctx context.Context, ss *sdk.ServerSession, query string) 
 		s.drop(l)
 		return nil, false, fmt.Errorf("open %s: %w", t.ID, err)
 	}
-	l.driver = d
+	l.driver, l.percept = d, perceive.New(d, &perceive.Options{Log: s.opts.Log})
 	close(l.ready)
 	return l, true, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/action"
-	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,7 +44,7 @@ func (s *Server) observe(ctx context.Context, req *sdk.CallToolRequest, in obser
 		return nil, nil, err
 	}
 	defer s.release(l)
-	sc, err := observeScene(ctx, l.driver, in.Budget)
+	sc, err := observeScene(ctx, l, in.Budget, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +69,7 @@ func (s *Server) sceneDiff(ctx context.Context, req *sdk.CallToolRequest, in dev
 	if l.scene == nil {
 		return nil, nil, fmt.Errorf("no observation of %s yet: call observe first", l.target.ID)
 	}
-	sc, err := observeScene(ctx, l.driver, l.scene.Budget)
+	sc, err := observeScene(ctx, l, l.scene.Budget, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,18 +78,28 @@ func (s *Server) sceneDiff(ctx context.Context, req *sdk.CallToolRequest, in dev
 	return text(diffText(d, sc)), nil, nil
 }
 
-// observeScene reads the device's UI source into a Scene within budget
-// bytes (0: the default).
-func observeScene(ctx context.Context, d device.Driver, budget int) (*scene.Scene, error) {
-	src, err := d.Source(ctx)
+// observeScene reads the leased device's screen into a Scene within
+// budget bytes (0: the default): the UI tree, with OCR of the screenshot
+// fused in where the tree cannot be trusted. With acting set, an action is
+// about to run on this screen, so a tree that does not change after it is
+// suspected of being stale. Callers hold l.mu.
+func observeScene(ctx context.Context, l *lease, budget int, acting bool) (*scene.Scene, error) {
+	s, err := l.percept.Observe(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the screen: %w", err)
 	}
-	sc, err := scene.FromSource(src.Data, &scene.Options{Budget: budget})
-	if err != nil {
-		return nil, fmt.Errorf("read the screen: %w", err)
+	if err := l.percept.Perceive(ctx, s); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	return sc, nil
+	if acting {
+		l.percept.ActedOn(s)
+	}
+	sc := *s.Scene
+	sc.Budget = budget
+	if budget <= 0 {
+		sc.Budget = scene.DefaultBudget
+	}
+	return &sc, nil
 }
 
 // diffText renders a Delta for a model, with the new elements' ids.
@@ -156,7 +165,7 @@ type resolver struct {
 }
 
 func (r *resolver) Resolve(ctx context.Context, loc action.Locator) (action.Target, error) {
-	fresh, err := observeScene(ctx, r.l.driver, 0)
+	fresh, err := observeScene(ctx, r.l, 0, true)
 	if err != nil {
 		return action.Target{}, err
 	}

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"image"
 	"image/png"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apexagent/apex/mcp"
+	"github.com/apexagent/apex/sim/lab"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -314,5 +316,29 @@ func TestIDAfterUnrelatedChange(t *testing.T) {
 	c.ok("input", map[string]any{"device": id, "locate": map[string]any{"text": "ann"}, "value": "bob"})
 	if msg := c.fails("input", map[string]any{"device": id, "locate": user[1], "value": "cy"}); !strings.Contains(msg, "no longer on screen") {
 		t.Errorf("the changed field by its old id: %s", msg)
+	}
+}
+
+// TestObserveSeesPixels: the Arcade's board draws its Start game button
+// only in pixels; observe reads it with OCR, and tapping it by its id or
+// its text starts a game.
+func TestObserveSeesPixels(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract is not installed (make deps-apt installs it)")
+	}
+	l, hosts := simHostsWith(t, lab.Options{Android: 1, AppFiles: []string{"../examples/apps/arcade.yaml"}})
+	id := simID(l, 0)
+	c := connect(t, newServer(t, &mcp.Options{Hosts: hosts}))
+	c.ok("device_open", map[string]any{"device": id})
+	c.ok("launch", map[string]any{"device": id, "app": "com.apex.arcade"})
+	c.ok("tap", map[string]any{"device": id, "locate": "Play"})
+	board := c.ok("observe", map[string]any{"device": id})
+	button := regexp.MustCompile(`(e\d+) \w+ "Start game"`).FindStringSubmatch(board)
+	if button == nil {
+		t.Fatalf("observe of the canvas board has no Start game:\n%s", board)
+	}
+	c.ok("tap", map[string]any{"device": id, "locate": button[1]})
+	if st, err := l.Devices()[0].Phone.State("com.apex.arcade"); err != nil || (st["games"] != 1.0 && st["games"] != 1) {
+		t.Errorf("games = %v (%v): tapping %s did not start a game", st["games"], err, button[1])
 	}
 }
