@@ -11,6 +11,7 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
@@ -153,13 +154,13 @@ func newAgent(env *Env, configFile string, getenv func(string) string, cache *ag
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
-	return agentFor(env, cfg, cache, onEvent, perceive.Auto)
+	return agentFor(env, cfg, cache, onEvent, perceive.Auto, nil)
 }
 
 // agentFor is a runtime on loaded model settings: the configured model, or
 // the offline rule planner when none is configured.
-func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(agent.Event), ocrMode perceive.Mode) (*agent.Runtime, error) {
-	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent, OCRMode: ocrMode}
+func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(agent.Event), ocrMode perceive.Mode, engine ocr.Engine) (*agent.Runtime, error) {
+	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent, OCRMode: ocrMode, OCR: engine}
 	if cfg.Configured() {
 		ac.LLM = cfg
 	}

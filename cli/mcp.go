@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/mcp"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
 )
@@ -96,7 +97,9 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 		return err
 	}
 	defer release()
-	srv, err := newMCPServer(env, hosts, policy, opts)
+	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
+	defer engine.Close()
+	srv, err := newMCPServer(env, hosts, policy, opts, engine)
 	if err != nil {
 		return err
 	}
@@ -136,8 +139,8 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 	return hosts, func() { l.Close() }, nil
 }
 
-func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions) (*mcp.Server, error) {
-	ai, err := mcpAI(env, opts.Config)
+func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions, engine ocr.Engine) (*mcp.Server, error) {
+	ai, err := mcpAI(env, opts.Config, engine)
 	if err != nil {
 		return nil, err
 	}
@@ -145,17 +148,17 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// MCP host (Claude, Cursor, …) starts its own.
 	lockDir := filepath.Join(os.TempDir(), "apex-mcp-leases")
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lockDir,
-		Log: env.Log, Version: Version, AI: ai})
+		Log: env.Log, Version: Version, AI: ai, OCR: engine})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the
 // config file and environment, or the offline rule planner without them.
-func mcpAI(env *Env, file string) (mcp.AI, error) {
+func mcpAI(env *Env, file string, engine ocr.Engine) (mcp.AI, error) {
 	cfg, err := llm.LoadConfig(file, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
-	ac := agent.Config{Log: env.Log}
+	ac := agent.Config{Log: env.Log, OCR: engine}
 	if cfg.Configured() {
 		ac.LLM = cfg
 	}

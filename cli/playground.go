@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/store"
@@ -124,6 +125,10 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		host = "127.0.0.1"
 	}
 	token := playgroundToken(host, opts.Token, getenv)
+	// One Tesseract, started when a screen first needs it, serves the
+	// session's manual actions and every task.
+	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
+	defer engine.Close()
 	ln, err := listenFrom(host, opts.Port, playgroundPorts)
 	if err != nil {
 		return err
@@ -144,7 +149,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			if err != nil {
 				return nil, err
 			}
-			return agentFor(env, cfg, cache, onEvent, perceive.Auto)
+			return agentFor(env, cfg, cache, onEvent, perceive.Auto, engine)
 		},
 		TestModel: func(ctx context.Context, m server.ModelSettings) ([]server.ModelCheck, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)
@@ -156,6 +161,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundChecks(ctx, cfg)
 		},
+		OCR:        engine,
 		Store:      st,
 		Log:        env.Log,
 		Token:      token,

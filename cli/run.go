@@ -16,6 +16,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
@@ -35,6 +36,7 @@ type RunOptions struct {
 	ReportDir   string      // --report-dir: where runs and reports are recorded
 	Config      string      // --config: apex.yaml with the model settings of ai* steps
 	model       *llm.Config // loaded once from Config and the environment
+	ocr         ocr.Engine  // one Tesseract for the batch, started on first need
 	OCR         string      // --ocr: auto, always or off
 	// Terminal forces (true) or disables (false) the live progress display;
 	// nil detects it from Out.
@@ -104,6 +106,9 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 		return fmt.Errorf("model config: %w", err)
 	}
 	opts.model = model
+	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
+	defer engine.Close()
+	opts.ocr = engine
 	if opts.Open == nil {
 		opts.Open = openDevice
 	}
@@ -237,7 +242,10 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 		return nil, "", err
 	}
 	mode, _ := perceive.ParseMode(opts.OCR) // checked in runRun
-	rt, err := agentFor(env, opts.model, cache, nil, mode)
+	if ro.OCR == nil {
+		ro.OCR = opts.ocr
+	}
+	rt, err := agentFor(env, opts.model, cache, nil, mode, ro.OCR)
 	if err != nil {
 		return nil, "", err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/ocr"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -67,6 +68,10 @@ type Options struct {
 	LockDir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OCR reads screenshots where the UI tree cannot be trusted (an
+	// *ocr.Lazy shares one Tesseract between leases); nil starts one per
+	// lease on first need.
+	OCR ocr.Engine
 	// Log receives debug records; nil discards.
 	Log *slog.Logger
 	// Version is reported to clients.

@@ -8,6 +8,7 @@ package perceive
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // screenshots may come as JPEG
@@ -68,9 +69,9 @@ type Screen struct {
 // with a Tesseract engine started on first need.
 type Options struct {
 	Mode Mode
-	// Engine reads screenshots; nil starts a cached Tesseract on first
-	// need (and Close stops it). When Tesseract is not installed, the
-	// tree is used alone.
+	// Engine reads screenshots (an *ocr.Lazy shares one Tesseract between
+	// perceivers); nil starts a cached Tesseract on first need, which
+	// Close stops. When Tesseract is not installed, the tree is used alone.
 	Engine ocr.Engine
 	// Scene tunes the Scenes built from the UI source.
 	Scene *scene.Options
@@ -152,8 +153,11 @@ func (p *Perceiver) Stale(s *Screen) bool { return s.FP == p.staleFP }
 // engineFor returns the OCR engine, starting a cached Tesseract the first
 // time one is needed when Options.Engine is nil.
 func (p *Perceiver) engineFor(ctx context.Context) (ocr.Engine, error) {
-	if p.engine != nil || p.failed != nil {
-		return p.engine, p.failed
+	if p.failed != nil {
+		return nil, p.failed
+	}
+	if p.engine != nil {
+		return p.engine, nil
 	}
 	if p.opts.Engine != nil {
 		p.engine = p.opts.Engine
@@ -216,9 +220,22 @@ func (p *Perceiver) Perceive(ctx context.Context, s *Screen) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		p.log.Warn("OCR failed: the UI tree is used alone", "why", d.String(), "err", err)
+		p.ocrFailed("OCR failed: the UI tree is used alone", err, "why", d.String())
 	}
 	return nil
+}
+
+// ocrFailed logs an OCR failure; an engine that cannot run at all (no
+// tesseract) is not asked again.
+func (p *Perceiver) ocrFailed(msg string, err error, args ...any) {
+	if errors.Is(err, ocr.ErrNotInstalled) || errors.Is(err, ocr.ErrClosed) {
+		if p.failed == nil {
+			p.log.Warn("OCR unavailable: the UI tree is used alone", "err", err)
+		}
+		p.failed = err
+		return
+	}
+	p.log.Warn(msg, append(args, "err", err)...)
 }
 
 // fuse reads the whole screenshot, or only the distrusted regions when
@@ -296,7 +313,7 @@ func (p *Perceiver) ReadAll(ctx context.Context, s *Screen) bool {
 	}
 	res, err := e.Recognize(ctx, s.PNG, nil)
 	if err != nil {
-		p.log.Warn("OCR of the whole screen failed", "err", err)
+		p.ocrFailed("OCR of the whole screen failed", err)
 		return false
 	}
 	p.log.Debug("locator found nothing in the tree: read the whole screen")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/store"
 )
@@ -62,6 +63,10 @@ type Options struct {
 	// Token, when set, is required of every request (see guard.go); the
 	// playground must have one to answer on a non-loopback address.
 	Token string
+	// OCR reads screenshots where the UI tree cannot be trusted, for
+	// manual actions (an *ocr.Lazy shares one Tesseract); nil starts one
+	// per session on first need.
+	OCR ocr.Engine
 	// AllowShell lets POST /execute run script steps that run commands on
 	// the device (runAdbShell, runWdaRequest); off by default.
 	AllowShell bool

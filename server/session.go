@@ -11,6 +11,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 )
 
@@ -92,8 +93,8 @@ func (ss *session) device() sessionDevice {
 
 // attach makes drv the session's device (ss.mu held); release, as stored,
 // also stops the OCR its perceiver started.
-func (ss *session) attach(drv device.Driver, t device.Target, release func(), log *slog.Logger) {
-	p := perceive.New(drv, &perceive.Options{Log: log})
+func (ss *session) attach(drv device.Driver, t device.Target, release func(), engine ocr.Engine, log *slog.Logger) {
+	p := perceive.New(drv, &perceive.Options{Engine: engine, Log: log})
 	ss.drv, ss.target, ss.space, ss.percept = drv, t, action.ForPlatform(t.Platform), p
 	ss.release = func() { p.Close(); release() }
 }
@@ -185,7 +186,7 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 		ss.state, ss.err = StateRequired, err.Error()
 	} else {
 		ss.state, ss.openID = StateReady, id
-		ss.attach(drv, t, release, s.log)
+		ss.attach(drv, t, release, s.opts.OCR, s.log)
 	}
 	v := ss.viewLocked()
 	ss.mu.Unlock()
@@ -303,7 +304,7 @@ func (s *Server) reopen(ctx context.Context) error {
 		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.percept, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil, nil
 	} else {
 		ss.state = StateReady
-		ss.attach(drv, t, rel, s.log)
+		ss.attach(drv, t, rel, s.opts.OCR, s.log)
 	}
 	ss.mu.Unlock()
 	s.publishSession()
