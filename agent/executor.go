@@ -136,7 +136,8 @@ func (x *executor) run(ctx context.Context, ex *execution, st Step, sc *scene.Sc
 	}
 	ex.Action = name
 	if field != "" && (st.Target != "" || st.Action == ActInput) {
-		if err := x.resolve(ctx, ex, st, sc, ro, name, params, field); err != nil {
+		var err error
+		if sc, err = x.resolve(ctx, ex, st, sc, ro, name, params, field); err != nil {
 			return err
 		}
 	} else {
@@ -165,14 +166,15 @@ func (x *executor) act(ctx context.Context, name string, raw json.RawMessage, sc
 }
 
 // resolve fills the locator param: from the replay cache when the screen
-// matches, by rule when the target resolves in the Scene, by the model
-// otherwise.
-func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts, name string, params map[string]any, field string) error {
+// matches, by rule when the target resolves in the Scene (or, when the tree
+// names no such thing, in the Scene with the whole screenshot read), by the
+// model otherwise. It returns the Scene the param refers to.
+func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts, name string, params map[string]any, field string) (*scene.Scene, error) {
 	if !ro.noCache {
 		if ce, ok := x.cache.get(stepText(st), ex.Fingerprint); ok {
 			if el, ok := sc.Element(elemID(ce.Element)); ok && sameElement(el, ce.Element) {
 				ex.Action, ex.Params, ex.Element, ex.Via = ce.Action, ce.Params, &el, "cache"
-				return nil
+				return sc, nil
 			}
 			x.bus.publish(ctx, RoleExecutor, RoleOrchestrator, "cache_mismatch",
 				map[string]any{"step_id": st.ID, "step": stepText(st), "cached": ce.Element}, StatusInfo, 0)
@@ -180,15 +182,24 @@ func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scen
 		}
 	}
 	el, rerr := ruleTarget(sc, st, ro.anyMatch)
+	if errors.Is(rerr, action.ErrNotFound) {
+		// A label drawn inside an image or a custom view: the trust
+		// checks had no reason to read the pixels, this miss does.
+		if read, ok := x.obs.readAll(ctx, sc); ok {
+			if el2, err := ruleTarget(read, st, ro.anyMatch); err == nil {
+				sc, el, rerr = read, el2, nil
+			}
+		}
+	}
 	if rerr == nil {
 		params[field] = action.Locator{ID: el.ID}
 		ex.Element, ex.Via = &el, "rule"
-		return nil
+		return sc, nil
 	}
 	if x.model == nil {
-		return rerr
+		return sc, rerr
 	}
-	return x.byModel(ctx, ex, st, sc, name, rerr, ro.progress)
+	return sc, x.byModel(ctx, ex, st, sc, name, rerr, ro.progress)
 }
 
 // ruleTarget finds a step's target without a model. Input with no target

@@ -50,6 +50,16 @@ func (o *observer) acted() {
 	}
 }
 
+// readAll reads the whole screenshot of the screen sc came from, once,
+// and returns the Scene with what it read; false when sc is not the last
+// screen, it was read already, or OCR cannot run.
+func (o *observer) readAll(ctx context.Context, sc *scene.Scene) (*scene.Scene, bool) {
+	if o.last == nil || o.last.Scene != sc || !o.p.ReadAll(ctx, o.last) {
+		return nil, false
+	}
+	return o.last.Scene, true
+}
+
 // settle observes until two observations in a row have the same
 // fingerprint, or the timeout passes (then the last is used); only the
 // screen it settles on is perceived.
