@@ -182,9 +182,11 @@ func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scen
 		}
 	}
 	el, rerr := ruleTarget(sc, st, ro.anyMatch)
-	if errors.Is(rerr, action.ErrNotFound) {
+	if errors.Is(rerr, action.ErrNotFound) && x.model == nil {
 		// A label drawn inside an image or a custom view: the trust
-		// checks had no reason to read the pixels, this miss does.
+		// checks had no reason to read the pixels, this miss does. (With
+		// a model, the model is asked instead: reading the whole screen
+		// first would slow every step it resolves.)
 		if read, ok := x.obs.readAll(ctx, sc); ok {
 			if el2, err := ruleTarget(read, st, ro.anyMatch); err == nil {
 				sc, el, rerr = read, el2, nil
