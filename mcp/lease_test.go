@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,23 @@ func (s slowAI) Act(ctx context.Context, t mcp.Task) (*mcp.Outcome, error) {
 	close(s.started)
 	<-s.finish
 	return &mcp.Outcome{Status: "done", Summary: "slow"}, nil
+}
+
+// TestLeaseLeavesNoFile: a lease released cleanly removes its lock file,
+// and the next one takes the device again.
+func TestLeaseLeavesNoFile(t *testing.T) {
+	l, hosts := simHosts(t, 1)
+	id := simID(l, 0)
+	dir := t.TempDir()
+	a := connect(t, newServer(t, &mcp.Options{Hosts: hosts, LockDir: dir}))
+	for range 2 {
+		a.ok("device_open", map[string]any{"device": id})
+		if files, _ := os.ReadDir(dir); len(files) != 1 {
+			t.Fatalf("%d lock files while the device is leased, want 1", len(files))
+		}
+		a.ok("device_close", map[string]any{"device": id})
+		if files, _ := os.ReadDir(dir); len(files) != 0 {
+			t.Errorf("lock files left after device_close: %v", files)
+		}
+	}
 }
