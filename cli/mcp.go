@@ -11,6 +11,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
@@ -21,6 +22,9 @@ import (
 // MCPOptions are the inputs of `apex mcp`.
 type MCPOptions struct {
 	Sim    bool     // --sim: add a simulated phone
+	// SimPlatform is "" or "android", or "ios" for --sim=ios (a simulated
+	// iPhone served as WebDriverAgent).
+	SimPlatform string
 	Apps   []string // --app: app specs for the simulated phone
 	ADB    bool     // --adb: list the adb server's devices too
 	Direct []string // --connect: adbd addresses driven with no adb server
@@ -48,6 +52,7 @@ instead (a bearer token is required unless bound to loopback). --policy
 limits the tools: readonly (observe and screenshots), standard, or full
 (adds app_install and shell). See docs/mcp.md for host configuration.`,
 		Example: `  apex mcp --sim
+  apex mcp --sim=ios
   apex mcp --http 127.0.0.1:7300
   apex mcp --adb=false --connect 127.0.0.1:6520
   APEX_MCP_TOKEN=secret apex mcp --http 0.0.0.0:7300 --policy readonly`,
@@ -60,7 +65,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.Sim, "sim", false, "add a simulated phone started in this process")
+	f.VarPF(simFlag{&opts.Sim, &opts.SimPlatform}, "sim", "", "add a simulated phone started in this process; --sim=ios adds a simulated iPhone").NoOptDefVal = "true"
 	f.StringArrayVar(&opts.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
 	f.BoolVar(&opts.ADB, "adb", opts.ADB, "offer the devices of the adb server (--adb=false with --sim: the simulated phone only)")
 	f.StringArrayVar(&opts.Direct, "connect", nil, "also drive the adbd at this address directly, with no adb server (a phone from apex sim, or a network device needing no auth); repeatable")
@@ -127,15 +132,32 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 	if !opts.Sim {
 		return hosts, func() {}, nil
 	}
-	l, err := lab.Start(ctx, lab.Options{Android: 1, AppFiles: opts.Apps, Log: env.Log})
+	lo := lab.Options{Android: 1, AppFiles: opts.Apps, Log: env.Log}
+	if opts.SimPlatform == "ios" {
+		lo.Android, lo.IOS = 0, 1
+	}
+	l, err := lab.Start(ctx, lo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the simulated phone: %w", err)
 	}
-	var addrs []string
+	var addrs, urls []string
 	for _, d := range l.Devices() {
-		addrs = append(addrs, d.Addr)
+		if d.Platform == "ios" {
+			urls = append(urls, d.URL)
+		} else {
+			addrs = append(addrs, d.Addr)
+		}
 	}
-	hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
+	if len(urls) > 0 {
+		h, err := ios.NewHost(urls, &ios.HostOptions{Name: "sim", Log: env.Log, Driver: &ios.Options{Log: env.Log}})
+		if err != nil {
+			l.Close()
+			return nil, nil, err
+		}
+		hosts = append(hosts, h)
+	} else {
+		hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
+	}
 	return hosts, func() { l.Close() }, nil
 }
 
