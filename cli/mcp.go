@@ -21,18 +21,18 @@ import (
 
 // MCPOptions are the inputs of `apex mcp`.
 type MCPOptions struct {
-	Sim    bool     // --sim: add a simulated phone
+	Sim bool // --sim: add a simulated phone
 	// SimPlatform is "" or "android", or "ios" for --sim=ios (a simulated
 	// iPhone served as WebDriverAgent).
 	SimPlatform string
-	Apps   []string // --app: app specs for the simulated phone
-	ADB    bool     // --adb: list the adb server's devices too
-	Direct []string // --connect: adbd addresses driven with no adb server
-	HTTP   string   // --http: serve streamable HTTP on this address instead of stdio
-	Token  string   // --token (or APEX_MCP_TOKEN): bearer token for HTTP
-	Policy string   // --policy
-	Idle   time.Duration
-	Config string // --config: the apex.yaml with the model: section
+	Apps        []string // --app: app specs for the simulated phone
+	ADB         bool     // --adb: list the adb server's devices too
+	Direct      []string // --connect: adbd addresses driven with no adb server
+	HTTP        string   // --http: serve streamable HTTP on this address instead of stdio
+	Token       string   // --token (or APEX_MCP_TOKEN): bearer token for HTTP
+	Policy      string   // --policy
+	Idle        time.Duration
+	Config      string // --config: the apex.yaml with the model: section
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
