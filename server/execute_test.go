@@ -145,3 +145,34 @@ func TestExecuteTitles(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsList: GET /runs lists the recorded tasks, newest first, each
+// with its report's URL; a bad limit is refused.
+func TestRunsList(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	first := p.mustDo(200, "POST", "/execute", map[string]any{"action": "Home"})
+	second := p.mustDo(200, "POST", "/execute", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "No Such Thing"}}})
+	runs := p.mustDo(200, "GET", "/runs", nil)["runs"].([]any)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs listed, want 2: %v", len(runs), runs)
+	}
+	newest, oldest := runs[0].(map[string]any), runs[1].(map[string]any)
+	if newest["id"] != second["runId"] || newest["status"] != "failed" || oldest["id"] != first["runId"] || oldest["status"] != "passed" {
+		t.Errorf("runs %v, want the failed step then the passed action", runs)
+	}
+	if newest["report"] != "/report/"+second["runId"].(string) {
+		t.Errorf("report link %v", newest["report"])
+	}
+	if code, page := p.raw("GET", newest["report"].(string), nil, nil); code != 200 || !strings.Contains(string(page), "<html") {
+		t.Errorf("GET %s: %d", newest["report"], code)
+	}
+	if got := p.mustDo(200, "GET", "/runs?limit=1", nil)["runs"].([]any); len(got) != 1 {
+		t.Errorf("limit=1 listed %d", len(got))
+	}
+	for _, bad := range []string{"0", "x", "100000"} {
+		if code, _ := p.do("GET", "/runs?limit="+bad, nil); code != 400 {
+			t.Errorf("limit=%s: %d, want 400", bad, code)
+		}
+	}
+}

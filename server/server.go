@@ -160,6 +160,7 @@ func (s *Server) api() []route {
 		{"GET /recorder/screenshot/{seq}/{which}", s.recorderScreenshot},
 		{"GET /recorder/export", s.recorderExport},
 		{"GET /report/{run}", s.runReport},
+		{"GET /runs", s.runs},
 		{"GET /runs/{run}/{file...}", s.runFile},
 	}
 	rs = append(rs, s.configAPI()...)

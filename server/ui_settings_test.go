@@ -134,6 +134,21 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	if href := eval[string](t, ctx, `document.querySelector("#log .status a").getAttribute("href")`); !strings.HasPrefix(href, "/runs/") {
 		t.Errorf("the step's report link is %q, want the report itself", href)
 	}
+	// Reports lists the runs, newest first, linking to their reports.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#runs-open"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the runs list", `document.querySelectorAll("#runs-list li.run").length >= 1`)
+	if first := eval[string](t, ctx, `document.querySelector("#runs-list li.run a").textContent`); first != "playground: tap: Settings" {
+		t.Errorf("the newest run is listed as %q", first)
+	}
+	if href := eval[string](t, ctx, `document.querySelector("#runs-list li.run a").getAttribute("href")`); !strings.HasPrefix(href, "/report/") {
+		t.Errorf("the run links to %q", href)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#runs-close"))); err != nil {
+		t.Fatal(err)
+	}
+
 	// What a step finds is shown by its name.
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#goal"), `{"aiLocate": "Wi-Fi", "name": "wifi"}`), chromedp.Click(chromedp.CSS("#run"))); err != nil {
 		t.Fatal(err)

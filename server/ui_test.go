@@ -283,7 +283,7 @@ func TestIndexServesPageOrAPI(t *testing.T) {
 	if code != 200 || !strings.Contains(string(page), `<script src="/ui/app.js">`) {
 		t.Errorf("GET / for a browser: %d\n%.300s", code, page)
 	}
-	for _, f := range []string{"/ui/app.js", "/ui/context.js", "/ui/app.css"} {
+	for _, f := range []string{"/ui/app.js", "/ui/context.js", "/ui/settings.js", "/ui/runs.js", "/ui/app.css"} {
 		if code, body := p.raw("GET", f, nil, nil); code != 200 || len(body) == 0 {
 			t.Errorf("GET %s: %d, %d bytes", f, code, len(body))
 		}
