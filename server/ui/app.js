@@ -283,7 +283,11 @@ function endTask(v) {
   const words = { done: "Done", failed: "Failed", canceled: "Canceled", review_required: "Needs review", error: "Could not run" };
   box.appendChild(el("span", "", words[v.status] || v.status));
   const why = v.error || (v.result && (v.result.reason || v.result.summary));
-  if (why) box.appendChild(el("span", "muted", " — " + why));
+  if (why) {
+    const w = el("span", "muted", why);
+    w.title = why; // the whole reason, when the box shows its start
+    box.appendChild(w);
+  }
   if (v.runId) {
     const a = el("a", "report-link", "Open report");
     a.href = v.reportHTML || `/report/${encodeURIComponent(v.runId)}`;

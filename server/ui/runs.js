@@ -28,7 +28,11 @@ async function showRuns() {
     const when = new Date(run.started);
     const meta = el("span", "muted small", when.toLocaleString() + (run.device ? " · " + run.device : ""));
     li.appendChild(meta);
-    if (run.reason) li.appendChild(el("span", "run-reason small", run.reason));
+    if (run.reason) {
+      const why = el("span", "run-reason small", run.reason);
+      why.title = run.reason;
+      li.appendChild(why);
+    }
     list.appendChild(li);
   }
 }
