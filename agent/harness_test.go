@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/sim/labtest"
 	"github.com/apexagent/apex/store"
 )
 
@@ -31,19 +32,7 @@ func startPhone(t testing.TB, seed int64) *phone {
 // startPhoneWith starts the lab's first phone with opts (its apps, say).
 func startPhoneWith(t testing.TB, opts lab.Options) *phone {
 	t.Helper()
-	l, err := lab.Start(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	dev := l.Devices()[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	d, err := android.OpenDirect(ctx, dev.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	dev, d := labtest.Android(t, opts)
 	return &phone{dev: dev, drv: d}
 }
 

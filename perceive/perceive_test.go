@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/sim/labtest"
 )
 
 type counting struct {
@@ -32,19 +32,9 @@ func TestPerceive(t *testing.T) {
 		t.Skipf("tesseract unavailable: %v", err)
 	}
 	defer tess.Close()
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, AppFiles: []string{"../examples/apps/arcade.yaml"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	dev := l.Devices()[0]
+	dev, d := labtest.Android(t, lab.Options{Android: 1, AppFiles: []string{"../examples/apps/arcade.yaml"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	d, err := android.OpenDirect(ctx, dev.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	if err := d.LaunchApp(ctx, "com.apex.arcade"); err != nil {
 		t.Fatal(err)
 	}

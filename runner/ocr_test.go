@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/sim/labtest"
 	"github.com/apexagent/apex/store"
 )
 
@@ -59,20 +60,7 @@ func arcadePhone(t *testing.T) (*lab.Device, *android.Driver) {
 // Android driver, the way `apex run --sim` does.
 func startPhone(t *testing.T, opts lab.Options) (*lab.Device, *android.Driver) {
 	t.Helper()
-	l, err := lab.Start(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	dev := l.Devices()[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	d, err := android.OpenDirect(ctx, dev.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return dev, d
+	return labtest.Android(t, opts)
 }
 
 func ocrOptions(st *store.Store, e ocr.Engine) *Options {

@@ -1,0 +1,33 @@
+// Package labtest starts simulated phones for tests and drives them the way
+// `apex run --sim` does: through the phone's adbd over TCP and the Android
+// driver, with no adb server.
+package labtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// Android starts the lab opts describes (one Android phone when opts is
+// zero) and opens its first phone; both end with the test.
+func Android(t testing.TB, opts lab.Options) (*lab.Device, *android.Driver) {
+	t.Helper()
+	l, err := lab.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	dev := l.Devices()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	d, err := android.OpenDirect(ctx, dev.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return dev, d
+}
