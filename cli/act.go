@@ -25,6 +25,7 @@ type ActOptions struct {
 	Dir    string // --dir: where the task is recorded
 	Launch string // --launch: an app to start first
 	Cache  string // --cache: replay cache file
+	OCR    string // --ocr: auto, always or off
 	// Getenv reads the model settings (APEX_MODEL_*); default os.Getenv.
 	Getenv func(string) string
 }
@@ -63,12 +64,17 @@ must review an uncertain check, 130 when cancelled.`,
 	f.StringVar(&opts.Dir, "dir", "", "where the task's events are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.Launch, "launch", "", "start this app (package name) before the task")
 	f.StringVar(&opts.Cache, "cache", "", "replay cache file (JSON); the runs directory's store keeps one too")
+	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	return cmd
 }
 
 func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if strings.TrimSpace(opts.Goal) == "" {
 		return errors.New(`say what to do: apex act "tap \"Settings\""`)
+	}
+	ocrMode, err := perceive.ParseMode(opts.OCR)
+	if err != nil {
+		return fmt.Errorf("--ocr: %w", err)
 	}
 	getenv := opts.Getenv
 	if getenv == nil {
@@ -108,7 +114,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if !env.JSON {
 		onEvent = func(e agent.Event) { printActEvent(env, e) }
 	}
-	rt, err := newAgent(env, opts.Config, getenv, cache, onEvent)
+	rt, err := newAgent(env, opts.Config, getenv, cache, onEvent, ocrMode)
 	if err != nil {
 		return err
 	}
@@ -149,12 +155,12 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 // newAgent builds the AI runtime: the roles' models from apex.yaml's
 // model: section and the environment (APEX_MODEL_*, …), or the offline rule
 // planner when none is configured. cache may be nil (in memory only).
-func newAgent(env *Env, configFile string, getenv func(string) string, cache *agent.Cache, onEvent func(agent.Event)) (*agent.Runtime, error) {
+func newAgent(env *Env, configFile string, getenv func(string) string, cache *agent.Cache, onEvent func(agent.Event), ocrMode perceive.Mode) (*agent.Runtime, error) {
 	cfg, err := llm.LoadConfig(configFile, getenv)
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
-	return agentFor(env, cfg, cache, onEvent, perceive.Auto, nil)
+	return agentFor(env, cfg, cache, onEvent, ocrMode, nil)
 }
 
 // agentFor is a runtime on loaded model settings: the configured model, or

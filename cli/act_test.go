@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,31 @@ func TestActJSONAndExitCodes(t *testing.T) {
 	err = actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Getenv: noEnv, Goal: `tap "Shop", then buy some headphones`})
 	if !errors.Is(err, agent.ErrNeedsModel) || !strings.Contains(err.Error(), `sentence 2 of 2: "buy some headphones"`) {
 		t.Fatalf("err = %v\n%s", err, out)
+	}
+}
+
+// TestActOCR: apex act taps a button drawn only in pixels with OCR, and
+// cannot with --ocr off; a bad --ocr is refused before any phone starts.
+func TestActOCR(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract is not installed (make deps-apt installs it)")
+	}
+	goal := `tap "Play", tap "Start game", then check "Level one" exists`
+	for _, tc := range []struct {
+		ocr  string
+		pass bool
+	}{{"auto", true}, {"off", false}} {
+		env, out := actEnv(false)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true, Apps: []string{"../examples/apps/arcade.yaml"}}, Launch: "com.apex.arcade",
+			Dir: t.TempDir(), Getenv: noEnv, Goal: goal, OCR: tc.ocr})
+		cancel()
+		if (err == nil) != tc.pass {
+			t.Errorf("--ocr %s: %v, want passing %v\n%s", tc.ocr, err, tc.pass, out)
+		}
+	}
+	env, _ := actEnv(false)
+	if err := actRun(context.Background(), env, &ActOptions{Device: DeviceFlags{Sim: true}, Getenv: noEnv, Goal: goal, OCR: "sometimes"}); err == nil || !strings.Contains(err.Error(), "auto, always or off") {
+		t.Errorf("--ocr sometimes: %v", err)
 	}
 }
