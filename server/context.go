@@ -29,8 +29,11 @@ const (
 type Context struct {
 	UUID    string    `json:"uuid"`
 	Created time.Time `json:"created"`
-	// Goal is the goal suggested for the playground's goal field.
+	// Goal is the goal suggested for the playground's goal field; Mode
+	// says what it is: "goal" (words for the AI runtime) or "step" (a
+	// script step, as the page's Script step mode takes it).
 	Goal string      `json:"goal"`
+	Mode string      `json:"mode"`
 	Note string      `json:"note,omitempty"`
 	Run  *RunContext `json:"run,omitempty"`
 }
@@ -93,17 +96,17 @@ func (s *Server) createContext(w http.ResponseWriter, r *http.Request, cs *conte
 		writeError(w, 0, err)
 		return
 	}
-	c := Context{Goal: strings.TrimSpace(req.Goal), Note: strings.TrimSpace(req.Note)}
+	c := Context{Goal: strings.TrimSpace(req.Goal), Note: strings.TrimSpace(req.Note), Mode: modeGoal}
 	switch {
 	case req.RunID != "":
-		rc, goal, err := s.runContext(r, req.RunID, req.Step)
+		rc, goal, mode, err := s.runContext(r, req.RunID, req.Step)
 		if err != nil {
 			writeError(w, 0, err)
 			return
 		}
 		c.Run = rc
 		if c.Goal == "" {
-			c.Goal = goal
+			c.Goal, c.Mode = goal, mode
 		}
 	case req.Step != nil:
 		writeError(w, http.StatusBadRequest, errors.New(`a step needs its run: {"runId": "…", "step": N}`))
@@ -116,16 +119,22 @@ func (s *Server) createContext(w http.ResponseWriter, r *http.Request, cs *conte
 	writeJSON(w, http.StatusOK, map[string]any{"uuid": c.UUID, "url": "/?context=" + c.UUID, "context": c})
 }
 
+// The modes of a suggested goal (Context.Mode).
+const (
+	modeGoal = "goal"
+	modeStep = "step"
+)
+
 // runContext reads a run and, when step is set, that step of it from the
-// store; goal is what the playground suggests doing next.
-func (s *Server) runContext(r *http.Request, runID string, step *int) (*RunContext, string, error) {
+// store; goal is what the playground suggests doing next, in mode.
+func (s *Server) runContext(r *http.Request, runID string, step *int) (*RunContext, string, string, error) {
 	st, err := s.store()
 	if err != nil {
-		return nil, "", &apiError{code: http.StatusInternalServerError, err: err}
+		return nil, "", "", &apiError{code: http.StatusInternalServerError, err: err}
 	}
 	run, err := st.Run(r.Context(), runID)
 	if err != nil {
-		return nil, "", storeError(fmt.Errorf("run %q: %w (this playground knows the runs of its store: open the report it serves)", runID, err))
+		return nil, "", "", storeError(fmt.Errorf("run %q: %w (this playground knows the runs of its store: open the report it serves)", runID, err))
 	}
 	base := "/runs/" + url.PathEscape(run.ID) + "/"
 	rc := &RunContext{ID: run.ID, Name: run.Name, Script: run.Script, Status: run.Status, Report: "/report/" + url.PathEscape(run.ID)}
@@ -134,11 +143,15 @@ func (s *Server) runContext(r *http.Request, runID string, step *int) (*RunConte
 		if goal == run.Name {
 			goal = "" // a script's run: its name is no goal
 		}
-		return rc, goal, nil
+		mode := modeGoal
+		if run.Script == stepScriptName {
+			mode = modeStep // a step or an action the playground ran
+		}
+		return rc, goal, mode, nil
 	}
 	steps, err := st.Steps(r.Context(), run.ID)
 	if err != nil {
-		return nil, "", storeError(fmt.Errorf("steps of run %q: %w", runID, err))
+		return nil, "", "", storeError(fmt.Errorf("steps of run %q: %w", runID, err))
 	}
 	for _, x := range steps {
 		if x.Index != *step {
@@ -153,9 +166,10 @@ func (s *Server) runContext(r *http.Request, runID string, step *int) (*RunConte
 		}
 		rc.Step = sc
 		rc.Report += fmt.Sprintf("#step-%d", x.Index)
-		return rc, suggestGoal(x), nil
+		goal, mode := suggestGoal(x)
+		return rc, goal, mode, nil
 	}
-	return nil, "", errorf(http.StatusNotFound, "run %s has no step %d (it has %d): use the step's number as the report shows it", run.ID, *step, len(steps))
+	return nil, "", "", errorf(http.StatusNotFound, "run %s has no step %d (it has %d): use the step's number as the report shows it", run.ID, *step, len(steps))
 }
 
 // taskRunPrefix starts the name of a run the playground recorded for a
@@ -178,17 +192,17 @@ func escapePath(p string) string {
 	return strings.Join(parts, "/")
 }
 
-// suggestGoal is the goal a step stands for: an AI step's instruction
-// itself, otherwise the step as the script wrote it.
-func suggestGoal(st store.Step) string {
+// suggestGoal is what a step stands for: an AI step's instruction itself
+// (a goal), otherwise the step as the script wrote it (a step).
+func suggestGoal(st store.Step) (string, string) {
 	key, arg, ok := strings.Cut(st.Name, ": ")
 	if ok && (key == "ai" || key == "aiAct" || key == "aiAction") {
-		return arg
+		return arg, modeGoal
 	}
 	if st.Name != "" {
-		return st.Name
+		return st.Name, modeStep
 	}
-	return st.Action
+	return st.Action, modeStep
 }
 
 // newUUID is a random (version 4) UUID.

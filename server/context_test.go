@@ -73,7 +73,7 @@ func TestContextOfStep(t *testing.T) {
 		want server.Context
 	}{
 		{"passed step", map[string]any{"runId": runID, "step": 1}, server.Context{
-			Goal: `aiTap: "Settings"`,
+			Goal: `aiTap: "Settings"`, Mode: "step",
 			Run: &server.RunContext{ID: runID, Name: "checkout", Script: "flows/checkout.yaml", Status: "failed",
 				Report: "/report/" + runID + "#step-1",
 				Step: &server.StepContext{Index: 1, Task: "open", Name: `aiTap: "Settings"`, Action: "Tap",
@@ -81,16 +81,17 @@ func TestContextOfStep(t *testing.T) {
 					Before: "/runs/" + runID + "/steps/0001-before.png", After: "/runs/" + runID + "/steps/0001-after.png"}},
 		}},
 		{"failed AI step: its instruction is the goal", map[string]any{"runId": runID, "step": 2, "note": "retry with the switch visible"}, server.Context{
-			Goal: `turn on "Wi-Fi"`, Note: "retry with the switch visible",
+			Goal: `turn on "Wi-Fi"`, Note: "retry with the switch visible", Mode: "goal",
 			Run: &server.RunContext{ID: runID, Name: "checkout", Script: "flows/checkout.yaml", Status: "failed",
 				Report: "/report/" + runID + "#step-2",
 				Step:   &server.StepContext{Index: 2, Task: "open", Name: `aiAct: turn on "Wi-Fi"`, Status: "failed", Error: `no "Wi-Fi" switch on the screen`}},
 		}},
 		{"whole run", map[string]any{"runId": runID}, server.Context{
+			Mode: "goal",
 			Run: &server.RunContext{ID: runID, Name: "checkout", Script: "flows/checkout.yaml", Status: "failed", Report: "/report/" + runID},
 		}},
 		{"free-form", map[string]any{"goal": `  open "Display"  `, "note": "from the bug report"}, server.Context{
-			Goal: `open "Display"`, Note: "from the bug report",
+			Goal: `open "Display"`, Note: "from the bug report", Mode: "goal",
 		}},
 	}
 	for _, tt := range tests {
@@ -188,6 +189,9 @@ func TestContextInBrowser(t *testing.T) {
 	if got := eval[string](t, tab, `document.getElementById("goal").value`); got != goal {
 		t.Errorf("goal field = %q; want the run's goal %q", got, goal)
 	}
+	if mode := eval[string](t, tab, `document.getElementById("mode").value`); mode != "goal" {
+		t.Errorf("composer mode for a goal's context = %q, want goal", mode)
+	}
 	closeTab()
 
 	// A script step the playground runs (the runner records it): its
@@ -211,6 +215,9 @@ func TestContextInBrowser(t *testing.T) {
 	}
 	if got := eval[string](t, tab, `document.getElementById("goal").value`); got != step.Name {
 		t.Errorf("goal field = %q; want the step's %q", got, step.Name)
+	}
+	if mode := eval[string](t, tab, `document.getElementById("mode").value`); mode != "step" {
+		t.Errorf("composer mode for a script step's context = %q, want step", mode)
 	}
 	shots := 1
 	if step.AfterPath != "" {

@@ -92,12 +92,16 @@ func (s *Server) parseJob(req ExecuteRequest, space *action.Space) (job, error) 
 	return job{kind: "step", title: runner.StepName(sc.Tasks[0].Steps[0]), script: sc}, nil
 }
 
+// stepScriptName is the file name of the scripts /execute makes of a
+// step or an action, as their runs record it.
+const stepScriptName = "step"
+
 // stepScript is a script of one task with one step, checked as apex run
 // checks a file.
 func (s *Server) stepScript(step json.RawMessage, space *action.Space) (*script.Script, error) {
 	// JSON is YAML, so the script loader reads the step as a file's flow.
 	doc := `{"tasks": [{"name": "playground", "flow": [` + string(step) + `]}]}`
-	sc, err := script.Load([]byte(doc), "step", &script.Options{
+	sc, err := script.Load([]byte(doc), stepScriptName, &script.Options{
 		LookupEnv: func(string) (string, bool) { return "", false },
 		Action: func(name string, params json.RawMessage) (bool, error) {
 			a, ok := space.Lookup(name)

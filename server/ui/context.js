@@ -23,6 +23,9 @@ async function openContext() {
   }
   showContext(c);
   if (c.goal && !$("goal").value.trim()) {
+    // A script step is suggested as one: the composer switches to steps.
+    $("mode").value = c.mode === "step" ? "step" : "goal";
+    $("mode").dispatchEvent(new Event("change"));
     $("goal").value = c.goal;
     $("goal").focus();
   }
