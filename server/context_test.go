@@ -88,7 +88,7 @@ func TestContextOfStep(t *testing.T) {
 		}},
 		{"whole run", map[string]any{"runId": runID}, server.Context{
 			Mode: "goal",
-			Run: &server.RunContext{ID: runID, Name: "checkout", Script: "flows/checkout.yaml", Status: "failed", Report: "/report/" + runID},
+			Run:  &server.RunContext{ID: runID, Name: "checkout", Script: "flows/checkout.yaml", Status: "failed", Report: "/report/" + runID},
 		}},
 		{"free-form", map[string]any{"goal": `  open "Display"  `, "note": "from the bug report"}, server.Context{
 			Goal: `open "Display"`, Note: "from the bug report", Mode: "goal",
