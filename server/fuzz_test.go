@@ -27,14 +27,7 @@ func FuzzRequestBodies(f *testing.F) {
 	paths := []string{"/session", "/interact", "/execute", "/cancel/x"}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, path := range paths {
-			req := httptest.NewRequest("POST", path, bytes.NewReader([]byte(body)))
-			req.Host = "127.0.0.1:5800"
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			var m map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
-				t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
-			}
+			rec, m := post(t, h, path, body)
 			if msg, _ := m["error"].(string); rec.Code == http.StatusInternalServerError || rec.Code < 400 || msg == "" {
 				t.Errorf("POST %s %q: %d %v, want a 4xx or 502 error", path, body, rec.Code, m)
 			}
@@ -56,14 +49,7 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, path := range []string{"/config", "/config/test"} {
-			req := httptest.NewRequest("POST", path, bytes.NewReader([]byte(body)))
-			req.Host = "127.0.0.1:5800"
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			var m map[string]any
-			if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
-				t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
-			}
+			rec, m := post(t, h, path, body)
 			switch {
 			case rec.Code == http.StatusOK && path == "/config":
 			case rec.Code == http.StatusBadRequest || rec.Code == http.StatusNotImplemented:
@@ -90,4 +76,17 @@ func deviceless(f *testing.F, newAgent func(server.ModelSettings, func(agent.Eve
 	}
 	f.Cleanup(func() { srv.Close() })
 	return srv.Handler()
+}
+
+// post sends body to path on a loopback host and decodes the JSON answer.
+func post(t *testing.T, h http.Handler, path, body string) (*httptest.ResponseRecorder, map[string]any) {
+	req := httptest.NewRequest("POST", path, bytes.NewReader([]byte(body)))
+	req.Host = "127.0.0.1:5800"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var m map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+		t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
+	}
+	return rec, m
 }
