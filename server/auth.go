@@ -166,9 +166,14 @@ func (g *gate) signIn(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, errWrongURLToken)
 		return
 	}
+	// Lax, not Strict: the printed URL is often clicked in another web
+	// page (a chat, a ticket), and a Strict cookie set there would not
+	// reach the redirect to /. Lax still keeps it off other sites'
+	// POSTs, fetches and images, and state changes also need the origin
+	// check.
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName(authCookie, r.Host), Value: g.cookie, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
 	})
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")

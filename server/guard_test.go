@@ -138,8 +138,8 @@ func TestTokenGuardsEverything(t *testing.T) {
 		t.Errorf("GET /?context=abc&token=TOKEN: %d Location %q, want /?context=abc", a.code, a.hdr.Get("Location"))
 	}
 	c := cookies[0]
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || strings.Contains(c.Value, testToken) || c.Name != "apex_playground_5800" {
-		t.Errorf("sign-in cookie %+v: want HttpOnly, SameSite=Strict, Path=/, named for the port, without the token", c)
+	if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || strings.Contains(c.Value, testToken) || c.Name != "apex_playground_5800" {
+		t.Errorf("sign-in cookie %+v: want HttpOnly, SameSite=Lax, Path=/, named for the port, without the token", c)
 	}
 	withCookie := map[string]string{"Cookie": c.Name + "=" + c.Value}
 	if a := send(t, p, "GET", "/runtime-info", lab, withCookie, ""); a.code != 200 {
