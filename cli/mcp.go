@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +34,7 @@ type MCPOptions struct {
 	Policy      string   // --policy
 	Idle        time.Duration
 	Config      string // --config: the apex.yaml with the model: section
+	OCR         string // --ocr: auto, always or off
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
@@ -73,6 +75,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
 	f.StringVar(&opts.Config, "config", opts.Config, "apex.yaml whose model: section (with APEX_MODEL_* in the environment) configures act, assert and query; none means the offline rule planner")
+	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.DurationVar(&opts.Idle, "idle", mcp.DefaultIdleTimeout, "release a device after this long without a tool call")
 	return cmd
 }
@@ -81,6 +84,9 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	policy, err := mcp.ParsePolicy(opts.Policy)
 	if err != nil {
 		return fmt.Errorf("--policy: %w", err)
+	}
+	if _, err := perceive.ParseMode(opts.OCR); err != nil {
+		return fmt.Errorf("--ocr: %w", err)
 	}
 	if len(opts.Apps) > 0 && !opts.Sim {
 		return fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
@@ -162,7 +168,8 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 }
 
 func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions, engine ocr.Engine) (*mcp.Server, error) {
-	ai, err := mcpAI(env, opts.Config, engine)
+	mode, _ := perceive.ParseMode(opts.OCR) // checked in mcpRun
+	ai, err := mcpAI(env, opts.Config, engine, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -170,17 +177,17 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// MCP host (Claude, Cursor, …) starts its own.
 	lockDir := filepath.Join(os.TempDir(), "apex-mcp-leases")
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lockDir,
-		Log: env.Log, Version: Version, AI: ai, OCR: engine})
+		Log: env.Log, Version: Version, AI: ai, OCR: engine, OCRMode: mode})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the
 // config file and environment, or the offline rule planner without them.
-func mcpAI(env *Env, file string, engine ocr.Engine) (mcp.AI, error) {
+func mcpAI(env *Env, file string, engine ocr.Engine, mode perceive.Mode) (mcp.AI, error) {
 	cfg, err := llm.LoadConfig(file, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
-	ac := agent.Config{Log: env.Log, OCR: engine}
+	ac := agent.Config{Log: env.Log, OCR: engine, OCRMode: mode}
 	if cfg.Configured() {
 		ac.LLM = cfg
 	}

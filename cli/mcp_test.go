@@ -19,6 +19,7 @@ func TestMCPFlagErrors(t *testing.T) {
 		{[]string{"--policy", "root"}, "readonly, standard or full"},
 		{[]string{"--app", "x.yaml"}, "add --sim"},
 		{[]string{"--adb=false"}, "leaves no devices"},
+		{[]string{"--sim", "--ocr", "sometimes"}, "auto, always or off"},
 		{[]string{"--adb=false", "--sim", "--http", "0.0.0.0:0"}, "bearer token is required"},
 	} {
 		var out, errOut bytes.Buffer

@@ -38,6 +38,7 @@ type PlaygroundOptions struct {
 	// AllowShell lets script steps run shell commands and raw WDA
 	// requests on the device (runAdbShell, runWdaRequest).
 	AllowShell bool
+	OCR        string // --ocr: auto, always or off
 	NoOpen     bool
 	Config     string // apex.yaml with a model: section
 	Dir        string // where tasks are recorded
@@ -96,6 +97,7 @@ Ctrl-C stops the server and releases the device.`,
 	f.BoolVar(&opts.NoOpen, "no-open", false, "do not open the browser")
 	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on; anywhere but loopback requires a token")
 	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
+	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.BoolVar(&opts.AllowShell, "allow-shell", false, "let script steps sent to /execute run shell commands on the device (runAdbShell, runWdaRequest)")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
@@ -125,6 +127,10 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		host = "127.0.0.1"
 	}
 	token := playgroundToken(host, opts.Token, getenv)
+	ocrMode, err := perceive.ParseMode(opts.OCR)
+	if err != nil {
+		return fmt.Errorf("--ocr: %w", err)
+	}
 	// One Tesseract, started when a screen first needs it, serves the
 	// session's manual actions and every task.
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
@@ -149,7 +155,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			if err != nil {
 				return nil, err
 			}
-			return agentFor(env, cfg, cache, onEvent, perceive.Auto, engine)
+			return agentFor(env, cfg, cache, onEvent, ocrMode, engine)
 		},
 		TestModel: func(ctx context.Context, m server.ModelSettings) ([]server.ModelCheck, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)
@@ -162,6 +168,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			return playgroundChecks(ctx, cfg)
 		},
 		OCR:        engine,
+		OCRMode:    ocrMode,
 		Store:      st,
 		Log:        env.Log,
 		Token:      token,

@@ -125,7 +125,7 @@ func (s *Server) open(ctx context.Context, ss *sdk.ServerSession, query string) 
 		s.drop(l)
 		return nil, false, fmt.Errorf("open %s: %w", t.ID, err)
 	}
-	l.driver, l.percept = d, perceive.New(d, &perceive.Options{Engine: s.opts.OCR, Log: s.opts.Log})
+	l.driver, l.percept = d, perceive.New(d, &perceive.Options{Mode: s.opts.OCRMode, Engine: s.opts.OCR, Log: s.opts.Log})
 	close(l.ready)
 	return l, true, nil
 }

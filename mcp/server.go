@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,6 +73,9 @@ type Options struct {
 	// *ocr.Lazy shares one Tesseract between leases); nil starts one per
 	// lease on first need.
 	OCR ocr.Engine
+	// OCRMode is when observations read pixels: perceive.Auto (when the
+	// tree cannot be trusted), perceive.Always or perceive.Off.
+	OCRMode perceive.Mode
 	// Log receives debug records; nil discards.
 	Log *slog.Logger
 	// Version is reported to clients.

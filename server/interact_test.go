@@ -5,6 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/server"
 )
 
 func TestInteractTapByText(t *testing.T) {
@@ -105,5 +108,17 @@ func TestInteractSeesPixels(t *testing.T) {
 	}
 	if st, err := p.dev.Phone.State("com.apex.arcade"); err != nil || (st["games"] != 1.0 && st["games"] != 1) {
 		t.Errorf("games = %v (%v): the tap on the pixel-only button did not start a game", st["games"], err)
+	}
+}
+
+// TestInteractOCROff: with OCRMode off, manual actions read the tree only,
+// so the pixel-only button is not found.
+func TestInteractOCROff(t *testing.T) {
+	p := startPhone(t, &phoneOptions{apps: []string{"../examples/apps/arcade.yaml"}, opts: server.Options{OCRMode: perceive.Off}})
+	p.ready()
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Launch", "params": map[string]string{"app": "com.apex.arcade"}})
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Play"}})
+	if code, m := p.do("POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Start game"}}); code != 422 {
+		t.Errorf("tap on the pixel-only button with OCR off: %d %v, want 422 (not found)", code, m)
 	}
 }

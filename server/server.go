@@ -20,6 +20,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/store"
 )
@@ -67,6 +68,10 @@ type Options struct {
 	// manual actions (an *ocr.Lazy shares one Tesseract); nil starts one
 	// per session on first need.
 	OCR ocr.Engine
+	// OCRMode is when manual actions read pixels: perceive.Auto (when the
+	// tree cannot be trusted), perceive.Always or perceive.Off. Tasks use
+	// their runtime's (NewAgent).
+	OCRMode perceive.Mode
 	// AllowShell lets POST /execute run script steps that run commands on
 	// the device (runAdbShell, runWdaRequest); off by default.
 	AllowShell bool

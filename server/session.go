@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 )
 
@@ -93,8 +91,8 @@ func (ss *session) device() sessionDevice {
 
 // attach makes drv the session's device (ss.mu held); release, as stored,
 // also stops the OCR its perceiver started.
-func (ss *session) attach(drv device.Driver, t device.Target, release func(), engine ocr.Engine, log *slog.Logger) {
-	p := perceive.New(drv, &perceive.Options{Engine: engine, Log: log})
+func (ss *session) attach(drv device.Driver, t device.Target, release func(), opts *perceive.Options) {
+	p := perceive.New(drv, opts)
 	ss.drv, ss.target, ss.space, ss.percept = drv, t, action.ForPlatform(t.Platform), p
 	ss.release = func() { p.Close(); release() }
 }
@@ -186,7 +184,7 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 		ss.state, ss.err = StateRequired, err.Error()
 	} else {
 		ss.state, ss.openID = StateReady, id
-		ss.attach(drv, t, release, s.opts.OCR, s.log)
+		ss.attach(drv, t, release, s.perceiveOptions())
 	}
 	v := ss.viewLocked()
 	ss.mu.Unlock()
@@ -266,6 +264,11 @@ func (s *Server) destroy() error {
 	return nil
 }
 
+// perceiveOptions are how a session's manual actions read the screen.
+func (s *Server) perceiveOptions() *perceive.Options {
+	return &perceive.Options{Mode: s.opts.OCRMode, Engine: s.opts.OCR, Log: s.log}
+}
+
 func (s *Server) publishSession() {
 	s.events.publish(Message{Type: "session", Session: ptr(s.sess.view())})
 }
@@ -304,7 +307,7 @@ func (s *Server) reopen(ctx context.Context) error {
 		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.percept, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil, nil
 	} else {
 		ss.state = StateReady
-		ss.attach(drv, t, rel, s.opts.OCR, s.log)
+		ss.attach(drv, t, rel, s.perceiveOptions())
 	}
 	ss.mu.Unlock()
 	s.publishSession()
