@@ -205,10 +205,10 @@ func ruleQuery(sc *scene.Scene, goal, kind string) (any, error) {
 		return text, nil
 	}
 	rest := strings.TrimPrefix(text, target)
-	if n, ok := firstNumber(rest); ok {
+	if n, ok := scene.FirstNumber(rest); ok {
 		return n, nil
 	}
-	if n, ok := firstNumber(text); ok {
+	if n, ok := scene.FirstNumber(text); ok {
 		return n, nil
 	}
 	return nil, errors.New("element " + brief(e) + " holds no number")

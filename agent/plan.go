@@ -2,9 +2,9 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/apexagent/apex/scene"
 )
 
 // MaxSteps bounds a plan: a goal that needs more is split by the caller.
@@ -154,19 +154,6 @@ func (c *Check) validate() error {
 
 // numberOK reports whether NUMERIC_* has a number to compare with.
 func numberOK(s string) bool {
-	_, ok := firstNumber(s)
+	_, ok := scene.FirstNumber(s)
 	return ok
-}
-
-var numberRE = regexp.MustCompile(`-?\d[\d,]*(\.\d+)?`)
-
-// firstNumber reads the first number in text: "Cart (3)" → 3,
-// "$1,299.50" → 1299.5.
-func firstNumber(text string) (float64, bool) {
-	m := numberRE.FindString(text)
-	if m == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
-	return n, err == nil
 }

@@ -168,10 +168,10 @@ func checkScene(c *Check, before, after *scene.Scene) Verdict {
 		}
 		return verdict(false, conf, "%s reads %q, without %q", e.ID, text, c.Value)
 	case NumericGreater, NumericLess:
-		want, _ := firstNumber(c.Value)
-		got, ok := firstNumber(strings.TrimPrefix(text, strings.TrimSpace(c.Target)))
+		want, _ := scene.FirstNumber(c.Value)
+		got, ok := scene.FirstNumber(strings.TrimPrefix(text, strings.TrimSpace(c.Target)))
 		if !ok {
-			got, ok = firstNumber(text)
+			got, ok = scene.FirstNumber(text)
 		}
 		if !ok {
 			return verdict(false, conf, "%s reads %q, which holds no number", e.ID, text)

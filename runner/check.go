@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/apexagent/apex/action"
@@ -115,7 +113,7 @@ func check(s *scene.Scene, a *script.Assert, loc action.Locator) (any, error) {
 		}
 		return text, fmt.Errorf("%s has text %q, which does not contain %q", loc, text, a.Text)
 	case "numberGreater", "numberLess":
-		n, ok := firstNumber(text)
+		n, ok := scene.FirstNumber(text)
 		if !ok {
 			return text, fmt.Errorf("%s has text %q, which holds no number", loc, text)
 		}
@@ -136,18 +134,6 @@ func label(e scene.Element) string {
 		return e.Text
 	}
 	return e.Desc
-}
-
-var numberRE = regexp.MustCompile(`-?\d[\d,]*(\.\d+)?`)
-
-// firstNumber reads the first number in text: "Cart (3)" → 3, "$1,299.50" → 1299.5.
-func firstNumber(text string) (float64, bool) {
-	m := numberRE.FindString(text)
-	if m == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
-	return n, err == nil
 }
 
 // aiLocate finds an element by rules and stores it under the step's name.
