@@ -63,7 +63,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-t.done:
-		writeJSON(w, http.StatusOK, t.view(0, true))
+		writeJSON(w, http.StatusOK, s.withDump(r.Context(), t.view(0)))
 	case <-r.Context().Done():
 		// The client left; the task goes on (POST /cancel/ID stops it).
 	}
@@ -87,7 +87,7 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt Agent) 
 		// The task shows its end once the session is free for the next.
 		t.finish(status, res, err)
 		close(t.done)
-		v := t.view(1<<30, false)
+		v := t.view(1 << 30)
 		s.events.publish(Message{Type: "task", RequestID: t.id, Task: &v})
 		s.publishSession()
 	}()
@@ -181,7 +181,7 @@ func runStatus(res *agent.Result, err error) (string, string) {
 	return store.StatusFailed, res.Reason
 }
 
-// record writes the report of t's run and keeps its record for the answer.
+// record writes the report of t's run.
 func (s *Server) record(t *task) {
 	t.mu.Lock()
 	id := t.runID
@@ -192,29 +192,39 @@ func (s *Server) record(t *task) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if _, err := report.Write(ctx, st, id); err != nil {
+		s.log.Warn("write the task's report", "run", id, "err", err)
+		return
+	}
+	t.mu.Lock()
+	t.reportHTML = "/runs/" + id + "/" + report.FileName
+	t.mu.Unlock()
+}
+
+// withDump adds an ended task's record to v, read from the store when an
+// answer asks for it: the store keeps it, so the server does not (it
+// remembers the last hundred tasks, and a record holds every step's Scene).
+func (s *Server) withDump(ctx context.Context, v TaskView) TaskView {
+	st, err := s.store()
+	if v.RunID == "" || v.Status == statusRunning || err != nil {
+		return v
+	}
 	d := &Dump{Steps: []store.Step{}, Events: []store.Event{}}
 	var steps []store.Step
 	var events []store.Event
-	if d.Run, err = st.Run(ctx, id); err == nil {
-		steps, err = st.Steps(ctx, id)
+	if d.Run, err = st.Run(ctx, v.RunID); err == nil {
+		steps, err = st.Steps(ctx, v.RunID)
 	}
 	if err == nil {
-		events, err = st.RunEvents(ctx, id)
+		events, err = st.RunEvents(ctx, v.RunID)
+	}
+	if err != nil {
+		s.log.Warn("read the task's record", "run", v.RunID, "err", err)
+		return v
 	}
 	d.Steps, d.Events = append(d.Steps, steps...), append(d.Events, events...)
-	if err != nil {
-		s.log.Warn("read the task's record", "run", id, "err", err)
-		return
-	}
-	var url string
-	if _, werr := report.Write(ctx, st, id); werr != nil {
-		s.log.Warn("write the task's report", "run", id, "err", werr)
-	} else {
-		url = "/runs/" + id + "/" + report.FileName
-	}
-	t.mu.Lock()
-	t.dump, t.reportHTML = d, url
-	t.mu.Unlock()
+	v.Dump = d
+	return v
 }
 
 // settle follows a task that was cancelled or could not run to its end:

@@ -75,7 +75,6 @@ type task struct {
 	progress   []Progress
 	runID      string
 	reportHTML string
-	dump       *Dump
 }
 
 func (t *task) addProgress(p Progress) Progress {
@@ -86,16 +85,12 @@ func (t *task) addProgress(p Progress) Progress {
 	return p
 }
 
-// view is the task with the progress after seq since; withDump adds its
-// record, once it has ended.
-func (t *task) view(since int, withDump bool) TaskView {
+// view is the task with the progress after seq since.
+func (t *task) view(since int) TaskView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := TaskView{RequestID: t.id, Kind: t.job.kind, Goal: t.job.title, Status: t.status, Error: t.err, Result: t.result,
 		RunID: t.runID, ReportHTML: t.reportHTML, Progress: []Progress{}}
-	if withDump {
-		v.Dump = t.dump
-	}
 	if since < len(t.progress) {
 		v.Progress = append(v.Progress, t.progress[max(since, 0):]...)
 	}
@@ -234,7 +229,7 @@ func (s *Server) taskProgress(w http.ResponseWriter, r *http.Request) {
 		}
 		since = n
 	}
-	writeJSON(w, http.StatusOK, t.view(since, true))
+	writeJSON(w, http.StatusOK, s.withDump(r.Context(), t.view(since)))
 }
 
 // cancel cancels a running task and answers once it has ended, so the next
@@ -247,7 +242,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-t.done:
-		v := t.view(1<<30, false)
+		v := t.view(1 << 30)
 		writeError(w, 0, &apiError{code: http.StatusConflict, err: fmt.Errorf("task %s already ended: %s", t.id, v.Status),
 			fields: map[string]any{"requestId": t.id, "status": v.Status}})
 		return
@@ -259,5 +254,5 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
-	writeJSON(w, http.StatusOK, t.view(0, true))
+	writeJSON(w, http.StatusOK, s.withDump(r.Context(), t.view(0)))
 }
