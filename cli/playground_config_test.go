@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func startPlayground(t *testing.T, opts *PlaygroundOptions) string {
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	opts.Device = DeviceFlags{Sim: true}
+	opts.Device.Sim = true
 	opts.NoOpen, opts.Dir = true, t.TempDir()
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
@@ -122,5 +123,27 @@ func TestBlockedBy(t *testing.T) {
 		if err != nil && !(strings.Contains(err.Error(), "apt-get install adb") && strings.Contains(err.Error(), "--sim") && strings.Contains(err.Error(), "APEX_WDA_URLS")) {
 			t.Errorf("blockedBy: %q does not say what to do", err)
 		}
+	}
+}
+
+// TestPlaygroundReadsPixels: apex playground's manual actions read the
+// screen through its shared OCR engine, so a button drawn only in pixels
+// (the Arcade's Start game) is tapped by its text.
+func TestPlaygroundReadsPixels(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract is not installed (make deps-apt installs it)")
+	}
+	url := startPlayground(t, &PlaygroundOptions{Port: 0, Device: DeviceFlags{Apps: []string{"../examples/apps/arcade.yaml"}}})
+	for _, step := range []map[string]any{
+		{"action": "Launch", "params": map[string]string{"app": "com.apex.arcade"}},
+		{"action": "Tap", "params": map[string]any{"locate": "Play"}},
+		{"action": "Tap", "params": map[string]any{"locate": "Start game"}},
+	} {
+		if code, m := getJSON(t, "POST", url+"interact", step); code != 200 {
+			t.Fatalf("interact %v: %d %v", step, code, m)
+		}
+	}
+	if code, m := getJSON(t, "POST", url+"execute", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "Level one"}}}); code != 200 || m["status"] != "done" {
+		t.Errorf("after tapping Start game: %d %v %v", code, m["status"], m["error"])
 	}
 }
