@@ -118,7 +118,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	out.Scene = sc.Text()
 	if recording {
 		var params bytes.Buffer
-		_ = json.Compact(&params, replayable(body.Params, res)) // valid: the action decoded it
+		_ = json.Compact(&params, replayable(body.Params, a.LocatorFields(), res)) // valid: the action decoded it
 		s.rec.add(Recorded{Time: start, Action: a.Name(), Params: params.Bytes(), Element: out.Element, Point: out.Point,
 			Device: dev.target.ID, before: before, after: s.shot(ctx, dev)})
 	}
@@ -171,14 +171,14 @@ type firstTarget struct {
 // click on the preview) becomes the element it touched when that element's
 // text, description or resource id finds it again on the same screen, so
 // the script replays on other screen sizes; otherwise the point stays.
-func replayable(params json.RawMessage, f *firstTarget) json.RawMessage {
+func replayable(params json.RawMessage, locators []string, f *firstTarget) json.RawMessage {
 	var m map[string]json.RawMessage
 	if f.first == nil || f.first.Element == nil || f.scene == nil || json.Unmarshal(params, &m) != nil {
 		return params
 	}
-	for k, raw := range m {
+	for _, k := range locators {
 		var l action.Locator
-		if json.Unmarshal(raw, &l) != nil || l.Point == nil {
+		if raw, ok := m[k]; !ok || json.Unmarshal(raw, &l) != nil || l.Point == nil {
 			continue
 		}
 		e := f.first.Element
