@@ -146,7 +146,7 @@ func (s *Space) Describe() string {
 	b.WriteString("Actions on ")
 	b.WriteString(s.deviceWord())
 	b.WriteString(". Params marked ? are optional; = gives the default.\n")
-	b.WriteString(`A locator param is found on screen: write a short description of the element ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc, type, index (0-based, among several matches).`)
+	b.WriteString(`A locator param is found on screen: write a short description of the element ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc, type, index (0-based, among several matches), or x and y (a point in device pixels).`)
 	b.WriteString("\n\n")
 	for _, a := range s.actions {
 		b.WriteString(a.ModelText())
