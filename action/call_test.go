@@ -1,0 +1,90 @@
+package action_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/action/actiontest"
+	"github.com/apexagent/apex/device"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCallLocatorsByDeclaration(t *testing.T) {
+	sp := action.ForPlatform(device.Android)
+	tests := []struct {
+		name, action, params string
+		want                 []string // locator field names, as declared
+		set                  bool     // which are set
+	}{
+		{"tap", "Tap", `{"locate": "Search"}`, []string{"locate"}, true},
+		{"drag", "DragAndDrop", `{"from": "A", "to": "B"}`, []string{"from", "to"}, true},
+		{"scroll without locators", "Scroll", `{}`, []string{"locate", "untilVisible"}, false},
+		{"back has none", "Back", `{}`, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := sp.DecodeCall(tt.action, json.RawMessage(tt.params))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range c.Locators() {
+				got = append(got, r.Name)
+				if (r.Locator != nil) != tt.set {
+					t.Errorf("%s set = %v, want %v", r.Name, r.Locator != nil, tt.set)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("locators (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCallSetLocatorAndJSON(t *testing.T) {
+	sp := action.ForPlatform(device.Android)
+	c, err := sp.DecodeCall("ClearInput", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetLocator("locate", action.Locator{Text: "Email"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetLocator("nope", action.Locator{Text: "x"}); err == nil {
+		t.Error("SetLocator of an unknown field: no error")
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"action":"ClearInput","params":{"locate":{"text":"Email"}}}`; string(raw) != want {
+		t.Errorf("JSON = %s, want %s", raw, want)
+	}
+	if got, want := c.String(), `ClearInput(locate: {"text":"Email"})`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+}
+
+func TestCallRunRecordsTarget(t *testing.T) {
+	c := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "OK"}})
+	retry := c.Clone()
+	drv := actiontest.NewDriver()
+	res := action.ResolverFunc(func(ctx context.Context, l action.Locator) (action.Target, error) {
+		return action.Target{Point: device.Point{X: 7, Y: 9}}, nil
+	})
+	if err := c.Run(context.Background(), &action.Env{Driver: drv, Resolver: res}); err != nil {
+		t.Fatal(err)
+	}
+	tg, ok := c.Target()
+	if !ok || tg.Point != (device.Point{X: 7, Y: 9}) {
+		t.Errorf("target = %+v %v", tg, ok)
+	}
+	if got := drv.Calls(); len(got) != 1 || got[0].Point != tg.Point {
+		t.Errorf("driver calls = %v, want one tap at the target", got)
+	}
+	if _, ok := retry.Target(); ok {
+		t.Error("a clone taken before Run shares the resolved target")
+	}
+}
