@@ -40,6 +40,9 @@ type Options struct {
 	// Command is what the holder is doing, recorded for the errors of the
 	// others, e.g. "apex run shop.yaml".
 	Command string
+	// Waiting, when set, is called once when Acquire finds the device held
+	// and starts to wait, so a person learns why nothing happens yet.
+	Waiting func(*InUseError)
 }
 
 // ErrInUse matches (with errors.Is) the *InUseError of a device another
@@ -52,7 +55,8 @@ type InUseError struct {
 	Device  string
 	PID     int
 	Command string
-	// Waited is how long Acquire waited for the holder before giving up.
+	// Waited is how long Acquire waited for the holder before giving up
+	// (Options.Wait); 0 when it did not wait.
 	Waited time.Duration
 }
 

@@ -142,8 +142,10 @@ func TestWait(t *testing.T) {
 					err error
 				}
 				done := make(chan result, 1)
+				var told []string
 				go func() {
-					l, err := Acquire(ctx, "adb/x", &Options{Dir: dir, Wait: 10 * time.Second})
+					l, err := Acquire(ctx, "adb/x", &Options{Dir: dir, Wait: 10 * time.Second,
+						Waiting: func(e *InUseError) { told = append(told, e.Error()) }})
 					done <- result{l, err}
 				}()
 				if tc.end != nil {
@@ -157,6 +159,10 @@ func TestWait(t *testing.T) {
 				}
 				r := <-done
 				tc.want(t, r.l, r.err)
+				want := []string{fmt.Sprintf("device adb/x is in use by PID %d (holder)", os.Getpid())}
+				if diff := cmp.Diff(want, told); diff != "" {
+					t.Errorf("Waiting was told (-want +got):\n%s", diff)
+				}
 			})
 		})
 	}

@@ -18,7 +18,6 @@ import (
 // removes the file, so they do not pile up.
 func acquire(ctx context.Context, id string, o *Options) (*Lease, error) {
 	name := filepath.Join(o.Dir, fileName(id))
-	start := time.Now()
 	var tick <-chan time.Time
 	var deadline <-chan time.Time
 	last := o.Wait <= 0
@@ -39,12 +38,13 @@ func acquire(ctx context.Context, id string, o *Options) (*Lease, error) {
 		}
 		inUse := &InUseError{Device: id, PID: held.PID, Command: held.Command}
 		if last {
-			if o.Wait > 0 {
-				inUse.Waited = time.Since(start)
-			}
+			inUse.Waited = max(o.Wait, 0) // the whole wait: the deadline passed
 			return nil, inUse
 		}
 		if tick == nil {
+			if o.Waiting != nil {
+				o.Waiting(inUse)
+			}
 			t := time.NewTicker(pollInterval)
 			defer t.Stop()
 			d := time.NewTimer(o.Wait)
