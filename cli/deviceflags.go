@@ -2,12 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/device/lease"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
 )
@@ -21,13 +25,36 @@ type DeviceFlags struct {
 	// SimPlatform is the simulated phone's platform: "" or "android", or
 	// "ios" (--sim=ios, or a script's sim: {platform: ios}).
 	SimPlatform string
+	// Wait is --wait-device: how long to wait for a device another process
+	// holds; 0 fails at once.
+	Wait time.Duration
+
+	cmd *cobra.Command // the command the flags belong to, named in the lease
 }
 
-// Register adds --device, --sim and --app to cmd.
+// Register adds --device, --sim, --app and --wait-device to cmd.
 func (f *DeviceFlags) Register(cmd *cobra.Command) {
+	f.cmd = cmd
 	cmd.Flags().StringVarP(&f.ID, "device", "d", "", "device ID, serial or unique part of one (see apex devices); empty picks the only device")
 	cmd.Flags().VarPF(simFlag{&f.Sim, &f.SimPlatform}, "sim", "", "drive a simulated phone started in this process for this command only (no adb needed); --sim=ios simulates an iPhone").NoOptDefVal = "true"
 	cmd.Flags().StringArrayVar(&f.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
+	cmd.Flags().DurationVar(&f.Wait, "wait-device", 0, "when another process (apex act, mcp, playground, …) holds the device, wait up to this long for it (e.g. 10s, 5m); 0 fails at once")
+}
+
+// command is the command line other processes are told holds the device:
+// the command and its arguments, shortened.
+func (f *DeviceFlags) command() string {
+	if f.cmd == nil {
+		return "apex"
+	}
+	parts := []string{f.cmd.CommandPath()}
+	for _, a := range f.cmd.Flags().Args() {
+		if strings.ContainsAny(a, " \t\n'\"") {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return truncateRunes(strings.Join(parts, " "), 80)
 }
 
 // deviceHosts are the hosts `apex devices` lists and --device resolves
@@ -44,9 +71,12 @@ func deviceHosts(env *Env) ([]device.Host, error) {
 	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, Log: env.Log, Driver: &android.Options{Log: env.Log}}), wh}, nil
 }
 
-// openDevice opens the device f names. With --sim it starts a simulated
-// phone in-process and drives it over the device protocol directly (no adb
-// server, no adb binary). The returned func releases everything.
+// openDevice opens the device f names, holding its lease (device/lease)
+// until release, so no other process drives it meanwhile: one that does
+// fails at once, or waits up to --wait-device. With --sim it starts a
+// simulated phone in-process and drives it over the device protocol
+// directly (no adb server, no adb binary); that phone is this process's
+// own, so it takes no lease. The returned func releases everything.
 func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
 	if f.Sim {
 		return openSim(ctx, env, f)
@@ -54,18 +84,49 @@ func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 	if len(f.Apps) > 0 {
 		return nil, device.Target{}, nil, fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
 	}
+	var t device.Target
+	var open func() (device.Driver, error)
 	if url, ok := strings.CutPrefix(f.ID, wdaPrefix); ok {
-		return openWDA(ctx, env, url)
+		t = wdaTarget(url)
+		open = func() (device.Driver, error) { return openWDA(ctx, env, url) }
+	} else {
+		hosts, err := deviceHosts(env)
+		if err != nil {
+			return nil, device.Target{}, nil, err
+		}
+		reg := device.NewRegistry(hosts...)
+		if t, err = reg.Resolve(ctx, f.ID); err != nil {
+			return nil, t, nil, err
+		}
+		open = func() (device.Driver, error) {
+			d, _, err := reg.Open(ctx, t.ID)
+			return d, err
+		}
 	}
-	hosts, err := deviceHosts(env)
+	l, err := lease.Acquire(ctx, t.ID, &lease.Options{Wait: f.Wait, Command: f.command(), Waiting: func(e *lease.InUseError) {
+		fmt.Fprintf(env.Err, "apex: %v; waiting up to %v for it (--wait-device)\n", e, f.Wait)
+	}})
 	if err != nil {
-		return nil, device.Target{}, nil, err
+		return nil, t, nil, leaseError(err)
 	}
-	d, t, err := device.NewRegistry(hosts...).Open(ctx, f.ID)
+	d, err := open()
 	if err != nil {
+		l.Release()
 		return nil, t, nil, err
 	}
-	return d, t, func() { d.Close() }, nil
+	return d, t, func() { d.Close(); l.Release() }, nil
+}
+
+// leaseError says what to do about a device another process holds.
+func leaseError(err error) error {
+	var inUse *lease.InUseError
+	switch {
+	case !errors.As(err, &inUse):
+		return err
+	case inUse.Waited > 0:
+		return fmt.Errorf("%w: wait longer with --wait-device DURATION, or pick another device", err)
+	}
+	return fmt.Errorf("%w: wait for it with --wait-device DURATION, or pick another device", err)
 }
 
 func openSim(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {

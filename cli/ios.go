@@ -76,15 +76,19 @@ func wdaURLsFromConfig(file string) ([]string, error) {
 	return urls, nil
 }
 
-// openWDA opens the WebDriverAgent a --device wda:URL names.
-func openWDA(ctx context.Context, env *Env, rawURL string) (device.Driver, device.Target, func(), error) {
+// wdaTarget is the iPhone a --device wda:URL names.
+func wdaTarget(rawURL string) device.Target {
 	serial := ios.Serial(rawURL)
-	t := device.Target{ID: device.QualifiedID("wda", serial), Host: "wda", Serial: serial, Platform: device.IOS, State: "ready"}
+	return device.Target{ID: device.QualifiedID("wda", serial), Host: "wda", Serial: serial, Platform: device.IOS, State: "ready"}
+}
+
+// openWDA opens the WebDriverAgent a --device wda:URL names.
+func openWDA(ctx context.Context, env *Env, rawURL string) (device.Driver, error) {
 	d, err := ios.Open(ctx, rawURL, &ios.Options{Log: env.Log})
 	if err != nil {
-		return nil, t, nil, fmt.Errorf("%w\n%s", err, ios.Hint(rawURL))
+		return nil, fmt.Errorf("%w\n%s", err, ios.Hint(rawURL))
 	}
-	return d, t, func() { d.Close() }, nil
+	return d, nil
 }
 
 // simFlag is --sim: a bool that also takes the platform to simulate

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/device/ios"
+	"github.com/apexagent/apex/device/lease"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
@@ -173,10 +173,10 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	if err != nil {
 		return nil, err
 	}
-	// The lock directory makes leases hold across apex mcp processes: each
-	// MCP host (Claude, Cursor, …) starts its own.
-	lockDir := filepath.Join(os.TempDir(), "apex-mcp-leases")
-	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lockDir,
+	// The lease directory makes leases hold across processes: each MCP
+	// host (Claude, Cursor, …) starts its own apex mcp, and apex act, run,
+	// do and playground lease devices in the same directory.
+	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lease.DefaultDir(),
 		Log: env.Log, Version: Version, AI: ai, OCR: engine, OCRMode: mode})
 }
 

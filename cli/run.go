@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -136,6 +137,14 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	devices := []string{""}
 	if opts.Device.ID != "" {
 		devices = strings.Split(opts.Device.ID, ",")
+		for i, d := range devices {
+			devices[i] = strings.TrimSpace(d)
+			// Each worker leases its device for a script at a time, so a
+			// second worker on the same one would find it in use.
+			if slices.Contains(devices[:i], devices[i]) {
+				return fmt.Errorf("--device lists %s twice: give each device once (one worker drives each)", devices[i])
+			}
+		}
 	}
 	workers := opts.Concurrency
 	if !opts.Device.Sim && workers > len(devices) {
@@ -155,7 +164,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	var wg sync.WaitGroup
 	for w := range workers {
 		flags := opts.Device
-		flags.ID = strings.TrimSpace(devices[w%len(devices)])
+		flags.ID = devices[w%len(devices)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -317,3 +317,13 @@ func TestRunBadModelConfig(t *testing.T) {
 		t.Error("a device was opened before the config was read")
 	}
 }
+
+// TestRunDeviceListedTwice: each worker leases its device, so a device
+// given twice to --device is refused up front rather than found in use by
+// the run itself.
+func TestRunDeviceListedTwice(t *testing.T) {
+	_, _, err := run(t, "run", "--device", "emulator-5554, emulator-5554", "--concurrency", "2", "--report-dir", t.TempDir(), "../examples/login.yaml")
+	if err == nil || !strings.Contains(err.Error(), "--device lists emulator-5554 twice") {
+		t.Fatalf("err = %v; want it to name the device given twice", err)
+	}
+}

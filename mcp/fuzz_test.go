@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
@@ -26,18 +25,6 @@ func FuzzSplitDevice(f *testing.F) {
 		}
 		if dev != "" && !json.Valid(raw) {
 			t.Fatalf("device %q from invalid JSON %q", dev, raw)
-		}
-	})
-}
-
-func FuzzLockName(f *testing.F) {
-	for _, s := range []string{"sim/127.0.0.1:6520", "adb/emulator-5554", "..", "a/../../etc/passwd", `wda\x`, "\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, id string) {
-		n := lockName(id)
-		if strings.ContainsAny(n, `/\`) || strings.ContainsRune(n, 0) || !strings.HasSuffix(n, ".lock") {
-			t.Fatalf("lockName(%q) = %q", id, n)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	devlease "github.com/apexagent/apex/device/lease"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,9 +31,9 @@ type lease struct {
 	percept *perceive.Perceiver
 	owner   *sdk.ServerSession
 	space   *action.Space
-	unlock  func()        // releases the cross-process lock, if any
-	ready   chan struct{} // closed once driver is set (or opening failed)
-	err     error         // why opening failed
+	hold    *devlease.Lease // the cross-process lease, if any
+	ready   chan struct{}   // closed once driver is set (or opening failed)
+	err     error           // why opening failed
 
 	// Guarded by Server.mu.
 	last time.Time
@@ -48,9 +49,7 @@ func (l *lease) close() {
 		l.percept.Close()
 		l.driver.Close()
 	}
-	if l.unlock != nil {
-		l.unlock()
-	}
+	l.hold.Release()
 }
 
 // inUse is the error for a device leased by another session.
@@ -108,7 +107,10 @@ func (s *Server) open(ctx context.Context, ss *sdk.ServerSession, query string) 
 	}
 
 	if s.opts.LockDir != "" {
-		if l.unlock, err = lockDevice(s.opts.LockDir, t.ID); err != nil {
+		if l.hold, err = devlease.Acquire(ctx, t.ID, &devlease.Options{Dir: s.opts.LockDir, Command: leaseCommand(ss)}); err != nil {
+			if errors.Is(err, devlease.ErrInUse) {
+				err = fmt.Errorf("%w: it is leased until that process releases it or ends; pick another device (device_list)", err)
+			}
 			l.err = err
 			close(l.ready)
 			s.drop(l)
@@ -117,9 +119,7 @@ func (s *Server) open(ctx context.Context, ss *sdk.ServerSession, query string) 
 	}
 	d, _, err := s.reg.Open(ctx, t.ID)
 	if err != nil {
-		if l.unlock != nil {
-			l.unlock()
-		}
+		l.hold.Release()
 		l.err = err
 		close(l.ready)
 		s.drop(l)
@@ -302,12 +302,13 @@ func (s *Server) spaceFor(p device.Platform) *action.Space {
 	return s.spaces[0]
 }
 
-// lockName turns a device id into a file name.
-func lockName(id string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' || r < ' ' {
-			return '_'
+// leaseCommand is what other processes are told holds the device: apex mcp
+// and the MCP client of the session, when it said its name.
+func leaseCommand(ss *sdk.ServerSession) string {
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return "apex mcp for " + p.ClientInfo.Name
 		}
-		return r
-	}, id) + ".lock"
+	}
+	return "apex mcp"
 }

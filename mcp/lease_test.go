@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -130,8 +131,9 @@ func TestLeaseAcrossProcesses(t *testing.T) {
 	a := connect(t, newServer(t, &mcp.Options{Hosts: hosts, LockDir: dir}))
 	b := connect(t, newServer(t, &mcp.Options{Hosts: hosts, LockDir: dir}))
 	a.ok("device_open", map[string]any{"device": id})
-	if msg := b.fails("device_open", map[string]any{"device": id}); !strings.Contains(msg, "device "+id+" is in use by another session") {
-		t.Errorf("second process: %s", msg)
+	want := fmt.Sprintf("device %s is in use by PID %d (apex mcp for test): it is leased until that process releases it or ends", id, os.Getpid())
+	if msg := b.fails("device_open", map[string]any{"device": id}); !strings.Contains(msg, want) {
+		t.Errorf("second process: %q, want %q", msg, want)
 	}
 	a.ok("device_close", map[string]any{"device": id})
 	b.ok("device_open", map[string]any{"device": id})

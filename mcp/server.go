@@ -63,9 +63,10 @@ type Options struct {
 	// IdleTimeout ends a lease after this long without a tool call on its
 	// device; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
-	// LockDir, when set, holds a lock file per leased device, so servers
-	// in other processes sharing the directory refuse the device too
-	// (apex mcp uses one under the temp directory).
+	// LockDir, when set, is the device/lease directory: a leased device
+	// is leased across processes too, so servers and other faces (apex
+	// act, run, …) sharing the directory refuse it (apex mcp uses
+	// lease.DefaultDir). Empty leases devices within this server only.
 	LockDir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
