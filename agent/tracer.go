@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/scene"
 )
@@ -31,16 +30,6 @@ const (
 // slowAction is how long an action may take before the tracer reports it.
 const slowAction = 3 * time.Second
 
-// sheller runs a shell command on the device (Android over adb).
-type sheller interface {
-	Shell(ctx context.Context, cmd string) (string, error)
-}
-
-// transporter is a driver that exposes its adb transport (device/android).
-type transporter interface {
-	Transport() adb.Transport
-}
-
 // tracer watches the device between steps: the foreground app (from the
 // Scene), crashes and ANRs (from logcat), the keyboard (from dumpsys) and
 // how long actions took.
@@ -54,15 +43,8 @@ type tracer struct {
 
 func newTracer(d device.Driver) *tracer {
 	t := &tracer{}
-	switch s := d.(type) {
-	case sheller:
+	if s, ok := d.(device.Sheller); ok {
 		t.shell = s.Shell
-	case transporter:
-		tr := s.Transport()
-		t.shell = func(ctx context.Context, cmd string) (string, error) {
-			out, err := adb.Shell(ctx, tr, cmd)
-			return string(out), err
-		}
 	}
 	return t
 }
