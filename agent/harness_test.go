@@ -12,8 +12,8 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/sim/lab"
-	"github.com/apexagent/apex/sim/labtest"
 	"github.com/apexagent/apex/store"
 )
 
