@@ -256,7 +256,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		}
 		var why string
 		var execErr error
-		var signals []Signal
+		var signals []event.Signal
 		after := sc
 		switch {
 		case st.Action == ActCheck || (st.Action == ActWait && st.Target != ""):
@@ -349,7 +349,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			return event.StatusFailed, ctx.Err().Error()
 		}
 		for _, sg := range signals {
-			if sg.Kind == SigCrash || sg.Kind == SigANR {
+			if sg.Kind == event.SigCrash || sg.Kind == event.SigANR {
 				crashed = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
 			}
 		}
@@ -375,10 +375,10 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 	}
 }
 
-func (o *orchestrator) publishSignals(ctx context.Context, signals []Signal) {
+func (o *orchestrator) publishSignals(ctx context.Context, signals []event.Signal) {
 	for _, s := range signals {
 		status := event.StatusInfo
-		if s.Kind == SigCrash || s.Kind == SigANR {
+		if s.Kind == event.SigCrash || s.Kind == event.SigANR {
 			status = event.StatusFailed
 		}
 		o.bus.publish(ctx, event.RoleTracer, event.RoleOrchestrator, event.EvSignal, s, status, 1)

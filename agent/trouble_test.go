@@ -196,9 +196,9 @@ func TestAppCrash(t *testing.T) {
 	if res.Status != agent.Failed || !strings.Contains(res.Reason, "crash: com.apex.shop (java.lang.NullPointerException") {
 		t.Fatalf("status %s: %s\n%s", res.Status, res.Reason, dump(res.Events))
 	}
-	var crash *agent.Signal
-	for _, s := range payloads[agent.Signal](t, res.Events, event.EvSignal) {
-		if s.Kind == agent.SigCrash {
+	var crash *event.Signal
+	for _, s := range payloads[event.Signal](t, res.Events, event.EvSignal) {
+		if s.Kind == event.SigCrash {
 			crash = &s
 			break
 		}

@@ -55,7 +55,7 @@ const (
 	EvActRequest   = "act_request"   // orchestrator → executor: {step, idempotency_key}
 	EvActed        = "acted"         // executor → orchestrator: what was done
 	EvVerdict      = "verdict"       // validator → orchestrator: the verdict
-	EvSignal       = "signal"        // tracer → orchestrator: what the tracer noticed
+	EvSignal       = "signal"        // tracer → orchestrator: Signal
 	EvRetry        = "retry"         // recovery → orchestrator: the changed strategy
 	EvStepSummary  = "step_summary"  // orchestrator: ≤50-char summary replacing the step's log
 	EvContext      = "context"       // orchestrator: compressed context every five steps
@@ -69,4 +69,22 @@ const (
 	StatusFailed = "failed"
 	StatusReview = "review_required"
 	StatusInfo   = "info"
+)
+
+// Signal is what the tracer noticed, the payload of EvSignal: found by
+// rules only, never by a model.
+type Signal struct {
+	Kind   string `json:"kind"` // foreground, crash, anr, keyboard, slow
+	App    string `json:"app,omitempty"`
+	From   string `json:"from,omitempty"` // foreground: the app before
+	Detail string `json:"detail,omitempty"`
+}
+
+// Signal kinds.
+const (
+	SigForeground = "foreground"
+	SigCrash      = "crash"
+	SigANR        = "anr"
+	SigKeyboard   = "keyboard"
+	SigSlow       = "slow"
 )
