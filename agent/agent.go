@@ -16,11 +16,11 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
-	"github.com/apexagent/apex/store"
 )
 
 // Config configures a Runtime. The zero value runs offline: the rule
@@ -36,7 +36,7 @@ type Config struct {
 	Log    *slog.Logger
 	// OnEvent sees every event of every task, in order, from the
 	// goroutine running the task.
-	OnEvent func(Event)
+	OnEvent func(event.Event)
 	// Cache is the replay cache; nil keeps one in memory only (per Runtime).
 	Cache *Cache
 	// SceneOptions are passed to scene.FromSource.
@@ -72,8 +72,9 @@ type Task struct {
 	DeviceID string
 	// Space is the action space; nil picks action.ForPlatform of the device.
 	Space *action.Space
-	// Store records the task's events (nil: in memory only).
-	Store *store.Store
+	// Store records the task's events (nil: in memory only); store.Store
+	// is one.
+	Store event.Recorder
 	// RunID ties the task to a run of the store; its task IDs start with it.
 	RunID string
 }
@@ -86,12 +87,12 @@ type Result struct {
 	Reason  string `json:"reason,omitempty"`
 	Summary string `json:"summary"`
 	// State is the orchestrator's last state (DONE, FAILED, STEP_3_RETRYING…).
-	State   string       `json:"state"`
-	Plan    []Step       `json:"plan"`
-	Steps   []StepResult `json:"steps"`
-	Replans int          `json:"replans"`
-	Events  []Event      `json:"-"`
-	Usage   llm.Usage    `json:"usage"`
+	State   string        `json:"state"`
+	Plan    []Step        `json:"plan"`
+	Steps   []StepResult  `json:"steps"`
+	Replans int           `json:"replans"`
+	Events  []event.Event `json:"-"`
+	Usage   llm.Usage     `json:"usage"`
 	// ModelCalls and MaxPromptTokens account the task's model use.
 	ModelCalls      int           `json:"model_calls"`
 	MaxPromptTokens int           `json:"max_prompt_tokens"`
@@ -213,21 +214,21 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 	defer s.obs.p.Close()
 	o := &orchestrator{rt: rt, task: t, id: s.id, bus: s.bus, obs: s.obs, trc: newTracer(t.Driver),
 		runs: map[string]int{}, failedAt: map[string]string{}, started: time.Now()}
-	pm, err := rt.model(s, RolePlanner)
+	pm, err := rt.model(s, event.RolePlanner)
 	if err != nil {
 		return nil, err
 	}
-	em, err := rt.model(s, RoleExecutor)
+	em, err := rt.model(s, event.RoleExecutor)
 	if err != nil {
 		return nil, err
 	}
-	if o.judge, err = rt.model(s, RoleValidator); err != nil {
+	if o.judge, err = rt.model(s, event.RoleValidator); err != nil {
 		return nil, err
 	}
 	o.planner = &planner{model: pm}
 	o.exec = &executor{space: s.space, drv: t.Driver, obs: s.obs, model: em, cache: rt.cache, bus: s.bus}
-	s.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvTaskStarted,
-		taskInfo{Goal: t.Goal, Kind: "act", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, StatusInfo, 0)
+	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted,
+		taskInfo{Goal: t.Goal, Kind: "act", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
 	status, reason := o.run(ctx)
 	res := rt.finish(ctx, s, status, reason)
 	if errors.Is(o.planErr, ErrNeedsModel) {
@@ -240,7 +241,7 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 // the end.
 func (rt *Runtime) finish(ctx context.Context, s *session, status, reason string) *Result {
 	summary := report(s.bus.all(), status, reason)
-	s.bus.publish(ctx, RoleReporter, RoleOrchestrator, EvTaskFinished,
+	s.bus.publish(ctx, event.RoleReporter, event.RoleOrchestrator, event.EvTaskFinished,
 		finishEvent{Status: status, Reason: reason, Summary: summary}, statusOf(status), 0)
 	res, err := Replay(s.bus.all())
 	if err != nil {
@@ -254,9 +255,9 @@ func (rt *Runtime) finish(ctx context.Context, s *session, status, reason string
 func statusOf(taskStatus string) string {
 	switch taskStatus {
 	case Done:
-		return StatusOK
+		return event.StatusOK
 	case ReviewRequired:
-		return StatusReview
+		return event.StatusReview
 	}
-	return StatusFailed
+	return event.StatusFailed
 }

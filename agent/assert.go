@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -21,7 +22,7 @@ func (rt *Runtime) Assert(ctx context.Context, t Task) (*Verdict, error) {
 		return nil, err
 	}
 	defer s.obs.p.Close()
-	s.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvTaskStarted, taskInfo{Goal: t.Goal, Kind: "assert", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, StatusInfo, 0)
+	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted, taskInfo{Goal: t.Goal, Kind: "assert", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
 	v, err := rt.assert(ctx, s, t.Goal)
 	status, reason := Done, ""
 	switch {
@@ -41,14 +42,14 @@ func (rt *Runtime) assert(ctx context.Context, s *session, goal string) (*Verdic
 	if err != nil {
 		return nil, err
 	}
-	s.bus.publish(ctx, RoleObserver, RoleOrchestrator, EvObserved, observed(sc, "assert"), StatusOK, 1)
+	s.bus.publish(ctx, event.RoleObserver, event.RoleOrchestrator, event.EvObserved, observed(sc, "assert"), event.StatusOK, 1)
 	checks, perr := parseChecks(goal)
 	if perr == nil {
 		v := combine(checks, sc)
-		s.bus.publish(ctx, RoleValidator, RoleOrchestrator, EvVerdict, verdictEvent{Verdict: v, Phase: "check"}, statusOfVerdict(v), v.Confidence)
+		s.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvVerdict, verdictEvent{Verdict: v, Phase: "check"}, statusOfVerdict(v), v.Confidence)
 		return &v, nil
 	}
-	m, err := rt.model(s, RoleValidator)
+	m, err := rt.model(s, event.RoleValidator)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (rt *Runtime) assert(ctx context.Context, s *session, goal string) (*Verdic
 	if err != nil {
 		return nil, err
 	}
-	s.bus.publish(ctx, RoleValidator, RoleOrchestrator, EvVerdict, verdictEvent{Verdict: v, Phase: "check"}, statusOfVerdict(v), v.Confidence)
+	s.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvVerdict, verdictEvent{Verdict: v, Phase: "check"}, statusOfVerdict(v), v.Confidence)
 	return &v, nil
 }
 
@@ -84,11 +85,11 @@ func combine(checks []Check, sc *scene.Scene) Verdict {
 func statusOfVerdict(v Verdict) string {
 	switch {
 	case v.Review:
-		return StatusReview
+		return event.StatusReview
 	case v.sure():
-		return StatusOK
+		return event.StatusOK
 	}
-	return StatusFailed
+	return event.StatusFailed
 }
 
 // Query kinds.
@@ -114,14 +115,14 @@ func (rt *Runtime) Query(ctx context.Context, t Task, kind string) (any, error) 
 		return nil, err
 	}
 	defer s.obs.p.Close()
-	s.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvTaskStarted, taskInfo{Goal: t.Goal, Kind: "query", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, StatusInfo, 0)
+	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted, taskInfo{Goal: t.Goal, Kind: "query", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
 	ans, err := rt.query(ctx, s, t.Goal, kind)
 	if err != nil {
 		rt.finish(ctx, s, Failed, err.Error())
 		return nil, err
 	}
 	raw, _ := json.Marshal(ans)
-	s.bus.publish(ctx, RoleValidator, RoleOrchestrator, "answer", map[string]json.RawMessage{"answer": raw}, StatusOK, 1)
+	s.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, "answer", map[string]json.RawMessage{"answer": raw}, event.StatusOK, 1)
 	rt.finish(ctx, s, Done, "")
 	return ans, nil
 }
@@ -143,7 +144,7 @@ func (rt *Runtime) query(ctx context.Context, s *session, goal, kind string) (an
 	if err != nil {
 		return nil, err
 	}
-	s.bus.publish(ctx, RoleObserver, RoleOrchestrator, EvObserved, observed(sc, "query"), StatusOK, 1)
+	s.bus.publish(ctx, event.RoleObserver, event.RoleOrchestrator, event.EvObserved, observed(sc, "query"), event.StatusOK, 1)
 	if kind == QueryNumber || kind == QueryString {
 		if ans, err := ruleQuery(sc, goal, kind); err == nil {
 			return ans, nil
@@ -151,7 +152,7 @@ func (rt *Runtime) query(ctx context.Context, s *session, goal, kind string) (an
 			return nil, fmt.Errorf("%w: no model is configured, and %w", ErrNeedsModel, err)
 		}
 	}
-	m, err := rt.model(s, RoleValidator)
+	m, err := rt.model(s, event.RoleValidator)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 )
 
 // BenchmarkActLogin runs the 4-step login task (rule planner) on a fresh
@@ -32,7 +33,7 @@ func BenchmarkActLogin(b *testing.B) {
 		}
 		steps += len(res.Steps)
 		for _, e := range res.Events {
-			if e.ActionType == agent.EvObserved {
+			if e.ActionType == event.EvObserved {
 				observed++
 			}
 		}

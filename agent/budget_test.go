@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/scene"
 )
@@ -88,7 +89,7 @@ func TestPromptBudget(t *testing.T) {
 
 // A prompt that would carry raw XML is refused before it is sent.
 func TestRawSourceRefused(t *testing.T) {
-	m := &roleModel{role: RolePlanner}
+	m := &roleModel{role: event.RolePlanner}
 	req := &llm.Request{Messages: []llm.Message{{Role: "user", Text: `<?xml version="1.0"?><hierarchy><node text="x"/></hierarchy>`}}}
 	if _, err := m.complete(t.Context(), req); err == nil || !strings.Contains(err.Error(), ErrRawSource.Error()) {
 		t.Fatalf("err = %v, want ErrRawSource", err)

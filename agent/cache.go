@@ -13,9 +13,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
-	"github.com/apexagent/apex/store"
 )
+
+// CacheStore keeps the replay cache's entries as the events of CacheTask
+// (store.Store does). It is safe for concurrent use.
+type CacheStore interface {
+	event.Recorder
+	Events(ctx context.Context, taskID string) ([]event.Event, error)
+}
 
 // CacheTask is the store task under which replay-cache entries are kept
 // (as events: append-only, the last entry for a key wins).
@@ -30,7 +37,7 @@ const CacheTask = "apex-replay-cache"
 type Cache struct {
 	mu      sync.Mutex
 	path    string
-	st      *store.Store
+	st      CacheStore
 	entries map[string]CacheEntry
 }
 
@@ -49,7 +56,7 @@ type CacheEntry struct {
 
 // OpenCache loads the cache from path (a JSON file; "" keeps none) and
 // from the store (nil keeps none); the file wins for a key in both.
-func OpenCache(ctx context.Context, path string, st *store.Store) (*Cache, error) {
+func OpenCache(ctx context.Context, path string, st CacheStore) (*Cache, error) {
 	c := &Cache{path: path, st: st, entries: map[string]CacheEntry{}}
 	if st != nil {
 		evs, err := st.Events(ctx, CacheTask)
@@ -145,8 +152,8 @@ func (c *Cache) put(ctx context.Context, e CacheEntry) error {
 	var errs []error
 	if c.st != nil {
 		raw, _ := json.Marshal(e)
-		if err := c.st.AddEvent(context.WithoutCancel(ctx), store.Event{TaskID: CacheTask, SourceRole: RoleExecutor,
-			TargetRole: RoleExecutor, ActionType: "cache_put", Payload: raw, Status: StatusOK, Confidence: 1}); err != nil {
+		if err := c.st.AddEvent(context.WithoutCancel(ctx), event.Event{TaskID: CacheTask, SourceRole: event.RoleExecutor,
+			TargetRole: event.RoleExecutor, ActionType: "cache_put", Payload: raw, Status: event.StatusOK, Confidence: 1}); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 )
@@ -176,8 +177,8 @@ func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scen
 				ex.Action, ex.Params, ex.Element, ex.Via = ce.Action, ce.Params, &el, "cache"
 				return sc, nil
 			}
-			x.bus.publish(ctx, RoleExecutor, RoleOrchestrator, "cache_mismatch",
-				map[string]any{"step_id": st.ID, "step": stepText(st), "cached": ce.Element}, StatusInfo, 0)
+			x.bus.publish(ctx, event.RoleExecutor, event.RoleOrchestrator, "cache_mismatch",
+				map[string]any{"step_id": st.ID, "step": stepText(st), "cached": ce.Element}, event.StatusInfo, 0)
 			x.cache.drop(stepText(st), ex.Fingerprint)
 		}
 	}

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/sim/lab"
-	"github.com/apexagent/apex/sim/labtest"
 	"github.com/apexagent/apex/store"
 )
 
@@ -73,19 +73,19 @@ func openStore(t testing.TB) *store.Store {
 // eventLog collects events for assertions and failure messages.
 type eventLog struct {
 	mu  sync.Mutex
-	evs []agent.Event
+	evs []event.Event
 }
 
-func (l *eventLog) add(e agent.Event) {
+func (l *eventLog) add(e event.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.evs = append(l.evs, e)
 }
 
-func dump(evs []agent.Event) string {
+func dump(evs []event.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
-		if e.ActionType == agent.EvObserved || e.ActionType == agent.EvState {
+		if e.ActionType == event.EvObserved || e.ActionType == event.EvState {
 			continue
 		}
 		fmt.Fprintf(&b, "  %s %s→%s %s [%s %.2f] %s\n", e.ID, e.SourceRole, e.TargetRole, e.ActionType, e.Status, e.Confidence, truncate(string(e.Payload), 300))
@@ -101,7 +101,7 @@ func truncate(s string, n int) string {
 }
 
 // payloads decodes the payloads of events of one type.
-func payloads[T any](t testing.TB, evs []agent.Event, typ string) []T {
+func payloads[T any](t testing.TB, evs []event.Event, typ string) []T {
 	t.Helper()
 	var out []T
 	for _, e := range evs {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 )
 
@@ -94,9 +95,9 @@ func (m *roleModel) complete(ctx context.Context, req *llm.Request) (*llm.Respon
 	tokens := countTokens(text)
 	resp, err := m.c.Complete(llm.WithTask(ctx, m.bus.taskID), req)
 	call := modelCall{Role: m.role, PromptTokens: tokens}
-	status := StatusOK
+	status := event.StatusOK
 	if err != nil {
-		call.Error, status = err.Error(), StatusFailed
+		call.Error, status = err.Error(), event.StatusFailed
 	} else {
 		call.Usage, call.Model = resp.Usage, resp.Model
 	}
@@ -104,7 +105,7 @@ func (m *roleModel) complete(ctx context.Context, req *llm.Request) (*llm.Respon
 	*m.usage = m.usage.Add(call.Usage)
 	*m.maxPrompt = max(*m.maxPrompt, tokens)
 	m.mu.Unlock()
-	m.bus.publish(ctx, m.role, RoleOrchestrator, EvModelCall, call, status, 0)
+	m.bus.publish(ctx, m.role, event.RoleOrchestrator, event.EvModelCall, call, status, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s model: %w", m.role, err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/llm/llmtest"
-	"github.com/apexagent/apex/store"
 )
 
 // scriptedModel is the test's model: it answers each role from what the
@@ -290,7 +289,7 @@ func TestExecutorModelAndCache(t *testing.T) {
 	}
 	for _, src := range []struct {
 		file string
-		st   *store.Store
+		st   agent.CacheStore
 	}{{file, nil}, {"", st}} {
 		again, err := agent.OpenCache(context.Background(), src.file, src.st)
 		if err != nil || again.Len() != 1 || again.Entries()[0].Via != "model" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -50,7 +51,7 @@ type orchestrator struct {
 }
 
 func (o *orchestrator) state(ctx context.Context, s string) {
-	o.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvState, map[string]string{"state": s}, StatusInfo, 0)
+	o.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvState, map[string]string{"state": s}, event.StatusInfo, 0)
 }
 
 func stepState(st Step, what string) string { return fmt.Sprintf("STEP_%d_%s", st.ID, what) }
@@ -65,10 +66,10 @@ func (o *orchestrator) observe(ctx context.Context, settle bool, why string) (*s
 		s, err = o.obs.observe(ctx)
 	}
 	if err != nil {
-		o.bus.publish(ctx, RoleObserver, RoleOrchestrator, EvObserved, map[string]string{"error": err.Error(), "why": why}, StatusFailed, 0)
+		o.bus.publish(ctx, event.RoleObserver, event.RoleOrchestrator, event.EvObserved, map[string]string{"error": err.Error(), "why": why}, event.StatusFailed, 0)
 		return nil, err
 	}
-	o.bus.publish(ctx, RoleObserver, RoleOrchestrator, EvObserved, observed(s, why), StatusOK, 1)
+	o.bus.publish(ctx, event.RoleObserver, event.RoleOrchestrator, event.EvObserved, observed(s, why), event.StatusOK, 1)
 	return s, nil
 }
 
@@ -97,13 +98,13 @@ func (o *orchestrator) run(ctx context.Context) (status, reason string) {
 		st := o.steps[i]
 		res, why := o.runStep(ctx, st)
 		switch res {
-		case StatusOK:
+		case event.StatusOK:
 			o.done++
 			if o.done%5 == 0 && i+1 < len(o.steps) {
 				o.compress(ctx, i+1)
 			}
 			continue
-		case StatusReview:
+		case event.StatusReview:
 			o.state(ctx, "REVIEW_REQUIRED")
 			return ReviewRequired, fmt.Sprintf("step %d (%s) needs a person: %s", st.ID, stepText(st), why)
 		}
@@ -191,8 +192,8 @@ func (o *orchestrator) compress(ctx context.Context, next int) {
 	for _, s := range o.steps {
 		plan = append(plan, stepText(s))
 	}
-	o.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvContext,
-		map[string]any{"plan": plan, "progress": o.progress(next)}, StatusInfo, 0)
+	o.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvContext,
+		map[string]any{"plan": plan, "progress": o.progress(next)}, event.StatusInfo, 0)
 }
 
 // summarize records the ≤50-character summary that replaces the step's
@@ -200,7 +201,7 @@ func (o *orchestrator) compress(ctx context.Context, next int) {
 func (o *orchestrator) summarize(ctx context.Context, st Step, mark string) {
 	s := truncate(mark+" "+stepText(st), 50)
 	o.summaries = append(o.summaries, s)
-	o.bus.publish(ctx, RoleOrchestrator, RoleOrchestrator, EvStepSummary, map[string]any{"step_id": st.ID, "summary": s}, StatusInfo, 0)
+	o.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvStepSummary, map[string]any{"step_id": st.ID, "summary": s}, event.StatusInfo, 0)
 }
 
 // verdictEvent is the verdict event's payload.
@@ -212,14 +213,14 @@ type verdictEvent struct {
 }
 
 func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *Check, v Verdict, phase string) {
-	status := StatusFailed
+	status := event.StatusFailed
 	switch {
 	case v.Review:
-		status = StatusReview
+		status = event.StatusReview
 	case v.sure():
-		status = StatusOK
+		status = event.StatusOK
 	}
-	o.bus.publish(ctx, RoleValidator, RoleOrchestrator, EvVerdict, verdictEvent{Step: st.ID, Check: c, Verdict: v, Phase: phase}, status, v.Confidence)
+	o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvVerdict, verdictEvent{Step: st.ID, Check: c, Verdict: v, Phase: phase}, status, v.Confidence)
 }
 
 // runStep runs one step with at most MaxRetries retries. It returns
@@ -235,7 +236,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		if sc == nil || attempt > 0 {
 			var err error
 			if sc, err = o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt)); err != nil {
-				return StatusFailed, err.Error()
+				return event.StatusFailed, err.Error()
 			}
 		}
 		// Idempotency: an expected state that already holds exactly means
@@ -245,17 +246,17 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		if c := st.Expected; c != nil && st.Action != ActCheck && st.Action != ActWait && c.Kind != LayoutChanged && c.Kind != NotExist {
 			if v := checkScene(c, nil, sc); v.Pass && v.Confidence >= 1 {
 				o.publishVerdict(ctx, st, c, v, "pre")
-				o.bus.publish(ctx, RoleValidator, RoleOrchestrator, EvSkipped,
-					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, StatusOK, v.Confidence)
+				o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvSkipped,
+					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, event.StatusOK, v.Confidence)
 				o.state(ctx, stepState(st, "SKIPPED"))
 				o.summarize(ctx, st, "= already")
 				o.cur = sc
-				return StatusOK, ""
+				return event.StatusOK, ""
 			}
 		}
 		var why string
 		var execErr error
-		var signals []Signal
+		var signals []event.Signal
 		after := sc
 		switch {
 		case st.Action == ActCheck || (st.Action == ActWait && st.Target != ""):
@@ -272,13 +273,13 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			v = o.modelJudge(ctx, c, last, v)
 			o.publishVerdict(ctx, st, c, v, "check")
 			if v.Review {
-				return StatusReview, v.Evidence
+				return event.StatusReview, v.Evidence
 			}
 			if v.sure() {
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
 				o.cur = last
-				return StatusOK, ""
+				return event.StatusOK, ""
 			}
 			why = v.Evidence
 			signals = o.trc.poll(ctx, last, 0)
@@ -287,24 +288,24 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			loopKey := stepText(st) + "@" + sc.Fingerprint()
 			o.runs[loopKey]++
 			if o.runs[loopKey] > maxLoop {
-				return StatusFailed, fmt.Sprintf("loop: %s ran %d times on the same screen", stepText(st), maxLoop)
+				return event.StatusFailed, fmt.Sprintf("loop: %s ran %d times on the same screen", stepText(st), maxLoop)
 			}
 			key := idempotencyKey(o.id, st)
-			o.bus.publish(ctx, RoleOrchestrator, RoleExecutor, EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, StatusInfo, 0)
+			o.bus.publish(ctx, event.RoleOrchestrator, event.RoleExecutor, event.EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, event.StatusInfo, 0)
 			ex := o.exec.execute(ctx, o.id, st, attempt, sc, ro)
-			status := StatusOK
+			status := event.StatusOK
 			if ex.Error != "" {
-				status = StatusFailed
+				status = event.StatusFailed
 			}
-			o.bus.publish(ctx, RoleExecutor, RoleOrchestrator, EvActed, ex, status, 0)
+			o.bus.publish(ctx, event.RoleExecutor, event.RoleOrchestrator, event.EvActed, ex, status, 0)
 			if ctx.Err() != nil {
-				return StatusFailed, ctx.Err().Error()
+				return event.StatusFailed, ctx.Err().Error()
 			}
 			o.state(ctx, stepState(st, "EXECUTED"))
 			if a, err := o.observe(ctx, true, fmt.Sprintf("after step %d", st.ID)); err == nil {
 				after = a
 			} else {
-				return StatusFailed, err.Error()
+				return event.StatusFailed, err.Error()
 			}
 			signals = o.trc.poll(ctx, after, time.Duration(ex.Ms)*time.Millisecond)
 			o.publishSignals(ctx, signals)
@@ -325,7 +326,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			}
 			o.publishVerdict(ctx, st, c, v, "post")
 			if v.Review {
-				return StatusReview, v.Evidence
+				return event.StatusReview, v.Evidence
 			}
 			if v.sure() {
 				if (ex.Via == "rule" || ex.Via == "model") && ex.Element != nil {
@@ -336,7 +337,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
 				o.cur = after
-				return StatusOK, ""
+				return event.StatusOK, ""
 			}
 			if ex.Via == "cache" {
 				o.exec.cache.drop(stepText(st), ex.Fingerprint)
@@ -345,10 +346,10 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			why = v.Evidence
 		}
 		if ctx.Err() != nil {
-			return StatusFailed, ctx.Err().Error()
+			return event.StatusFailed, ctx.Err().Error()
 		}
 		for _, sg := range signals {
-			if sg.Kind == SigCrash || sg.Kind == SigANR {
+			if sg.Kind == event.SigCrash || sg.Kind == event.SigANR {
 				crashed = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
 			}
 		}
@@ -356,31 +357,31 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		if attempt >= MaxRetries {
 			o.failedAt[stepText(st)] = after.Fingerprint()
 			o.summarize(ctx, st, "FAIL")
-			return StatusFailed, why
+			return event.StatusFailed, why
 		}
 		strategy, target := chooseStrategy(st, after, signals, execErr, tried, o.app)
 		if strategy == "" {
 			o.failedAt[stepText(st)] = after.Fingerprint()
 			o.summarize(ctx, st, "FAIL")
-			return StatusFailed, why + " (no recovery strategy left)"
+			return event.StatusFailed, why + " (no recovery strategy left)"
 		}
 		tried[strategy] = true
 		re := retryEvent{Step: st.ID, Attempt: attempt + 1, Strategy: strategy, Reason: why, Signals: signals, Target: target}
 		if err := o.recover(ctx, strategy, target, st, after, &ro); err != nil {
 			re.Error = err.Error()
 		}
-		o.bus.publish(ctx, RoleRecovery, RoleOrchestrator, EvRetry, re, StatusInfo, 0)
+		o.bus.publish(ctx, event.RoleRecovery, event.RoleOrchestrator, event.EvRetry, re, event.StatusInfo, 0)
 		o.state(ctx, stepState(st, "RETRYING"))
 	}
 }
 
-func (o *orchestrator) publishSignals(ctx context.Context, signals []Signal) {
+func (o *orchestrator) publishSignals(ctx context.Context, signals []event.Signal) {
 	for _, s := range signals {
-		status := StatusInfo
-		if s.Kind == SigCrash || s.Kind == SigANR {
-			status = StatusFailed
+		status := event.StatusInfo
+		if s.Kind == event.SigCrash || s.Kind == event.SigANR {
+			status = event.StatusFailed
 		}
-		o.bus.publish(ctx, RoleTracer, RoleOrchestrator, EvSignal, s, status, 1)
+		o.bus.publish(ctx, event.RoleTracer, event.RoleOrchestrator, event.EvSignal, s, status, 1)
 	}
 }
 

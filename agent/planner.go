@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -24,13 +25,13 @@ type planEvent struct {
 }
 
 func (p *planner) plan(ctx context.Context, b *bus, goal string, sc *scene.Scene, progress string) ([]Step, error) {
-	b.publish(ctx, RoleOrchestrator, RolePlanner, EvPlanRequest, map[string]string{"goal": goal, "screen": sc.Fingerprint(), "progress": progress}, StatusInfo, 0)
+	b.publish(ctx, event.RoleOrchestrator, event.RolePlanner, event.EvPlanRequest, map[string]string{"goal": goal, "screen": sc.Fingerprint(), "progress": progress}, event.StatusInfo, 0)
 	steps, err := PlanRules(goal)
 	source := "rules"
 	if err != nil {
 		var ue *UnderstandError
 		if !errors.As(err, &ue) || p.model == nil {
-			b.publish(ctx, RolePlanner, RoleOrchestrator, EvPlan, map[string]string{"error": err.Error()}, StatusFailed, 0)
+			b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, map[string]string{"error": err.Error()}, event.StatusFailed, 0)
 			if p.model == nil {
 				return nil, fmt.Errorf("%w: no model is configured, and %w", ErrNeedsModel, err)
 			}
@@ -39,11 +40,11 @@ func (p *planner) plan(ctx context.Context, b *bus, goal string, sc *scene.Scene
 		steps, err = p.byModel(ctx, goal, sc, progress)
 		source = "model"
 		if err != nil {
-			b.publish(ctx, RolePlanner, RoleOrchestrator, EvPlan, map[string]string{"error": err.Error(), "source": source}, StatusFailed, 0)
+			b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, map[string]string{"error": err.Error(), "source": source}, event.StatusFailed, 0)
 			return nil, err
 		}
 	}
-	b.publish(ctx, RolePlanner, RoleOrchestrator, EvPlan, planEvent{Steps: steps, Source: source}, StatusOK, 1)
+	b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, planEvent{Steps: steps, Source: source}, event.StatusOK, 1)
 	return steps, nil
 }
 
@@ -51,18 +52,18 @@ func (p *planner) plan(ctx context.Context, b *bus, goal string, sc *scene.Scene
 // answer with the remaining steps; the model sees the new screen and the
 // compressed progress.
 func (p *planner) replan(ctx context.Context, b *bus, goal string, sc *scene.Scene, progress string, rest []Step) ([]Step, error) {
-	b.publish(ctx, RoleOrchestrator, RolePlanner, EvPlanRequest, map[string]any{"goal": goal, "screen": sc.Fingerprint(), "progress": progress, "replan": true}, StatusInfo, 0)
+	b.publish(ctx, event.RoleOrchestrator, event.RolePlanner, event.EvPlanRequest, map[string]any{"goal": goal, "screen": sc.Fingerprint(), "progress": progress, "replan": true}, event.StatusInfo, 0)
 	if _, err := PlanRules(goal); err == nil || p.model == nil {
 		out := append([]Step(nil), rest...)
-		b.publish(ctx, RolePlanner, RoleOrchestrator, EvPlan, planEvent{Steps: out, Source: "rules", Replan: true}, StatusOK, 1)
+		b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, planEvent{Steps: out, Source: "rules", Replan: true}, event.StatusOK, 1)
 		return out, nil
 	}
 	steps, err := p.byModel(ctx, goal, sc, progress)
 	if err != nil {
-		b.publish(ctx, RolePlanner, RoleOrchestrator, EvPlan, map[string]any{"error": err.Error(), "replan": true}, StatusFailed, 0)
+		b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, map[string]any{"error": err.Error(), "replan": true}, event.StatusFailed, 0)
 		return nil, err
 	}
-	b.publish(ctx, RolePlanner, RoleOrchestrator, EvPlan, planEvent{Steps: steps, Source: "model", Replan: true}, StatusOK, 1)
+	b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, planEvent{Steps: steps, Source: "model", Replan: true}, event.StatusOK, 1)
 	return steps, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 )
@@ -24,13 +25,13 @@ const (
 
 // retryEvent is the retry event's payload.
 type retryEvent struct {
-	Step     int      `json:"step_id"`
-	Attempt  int      `json:"attempt"` // the attempt about to run (1 or 2)
-	Strategy string   `json:"strategy"`
-	Reason   string   `json:"reason"` // why the last attempt failed
-	Signals  []Signal `json:"signals,omitempty"`
-	Target   string   `json:"target,omitempty"` // what the strategy acts on
-	Error    string   `json:"error,omitempty"`  // the strategy's own action failed
+	Step     int            `json:"step_id"`
+	Attempt  int            `json:"attempt"` // the attempt about to run (1 or 2)
+	Strategy string         `json:"strategy"`
+	Reason   string         `json:"reason"` // why the last attempt failed
+	Signals  []event.Signal `json:"signals,omitempty"`
+	Target   string         `json:"target,omitempty"` // what the strategy acts on
+	Error    string         `json:"error,omitempty"`  // the strategy's own action failed
 }
 
 // dismissWords name the controls that close a dialog or popup.
@@ -62,9 +63,9 @@ func dismissControl(s *scene.Scene, st Step) (scene.Element, bool) {
 // signals and why the attempt failed. The rules are ordered by how much
 // they explain: a crash first, then a popup, then a missing target, then
 // ambiguity, then slowness.
-func chooseStrategy(st Step, s *scene.Scene, signals []Signal, execErr error, tried map[string]bool, app string) (strategy, target string) {
+func chooseStrategy(st Step, s *scene.Scene, signals []event.Signal, execErr error, tried map[string]bool, app string) (strategy, target string) {
 	for _, sg := range signals {
-		if (sg.Kind == SigCrash || sg.Kind == SigANR) && !tried[StratRelaunch] && sg.App != "" {
+		if (sg.Kind == event.SigCrash || sg.Kind == event.SigANR) && !tried[StratRelaunch] && sg.App != "" {
 			return StratRelaunch, sg.App
 		}
 	}

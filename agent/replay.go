@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/apexagent/apex/event"
 )
 
 // StepResult is one step as the events tell it.
@@ -29,7 +31,7 @@ type finishEvent struct {
 // them): its goal, plan, steps, state, outcome and model use. A task whose
 // task_finished event is missing (the process died) replays with the
 // status "running" and its last state.
-func Replay(events []Event) (*Result, error) {
+func Replay(events []event.Event) (*Result, error) {
 	if len(events) == 0 {
 		return nil, fmt.Errorf("agent: replay: no events")
 	}
@@ -51,20 +53,20 @@ func Replay(events []Event) (*Result, error) {
 			return fmt.Errorf("agent: replay: event %d (%s %s): %w", i+1, e.ID, e.ActionType, err)
 		}
 		switch e.ActionType {
-		case EvTaskStarted:
+		case event.EvTaskStarted:
 			var ti taskInfo
 			if err := json.Unmarshal(e.Payload, &ti); err != nil {
 				return nil, bad(err)
 			}
 			r.Goal = ti.Goal
-		case EvState:
+		case event.EvState:
 			var p struct{ State string }
 			if err := json.Unmarshal(e.Payload, &p); err != nil {
 				return nil, bad(err)
 			}
 			r.State = p.State
-		case EvPlan:
-			if e.Status != StatusOK {
+		case event.EvPlan:
+			if e.Status != event.StatusOK {
 				continue
 			}
 			var p planEvent
@@ -91,7 +93,7 @@ func Replay(events []Event) (*Result, error) {
 				continue
 			}
 			r.Plan = p.Steps
-		case EvActed:
+		case event.EvActed:
 			var ex execution
 			if err := json.Unmarshal(e.Payload, &ex); err != nil {
 				return nil, bad(err)
@@ -99,7 +101,7 @@ func Replay(events []Event) (*Result, error) {
 			s := get(ex.Step)
 			s.Attempts++
 			s.Via = ex.Via
-		case EvSkipped:
+		case event.EvSkipped:
 			var p struct {
 				Step int `json:"step_id"`
 			}
@@ -107,7 +109,7 @@ func Replay(events []Event) (*Result, error) {
 				return nil, bad(err)
 			}
 			get(p.Step).Status = "skipped"
-		case EvVerdict:
+		case event.EvVerdict:
 			var v verdictEvent
 			if err := json.Unmarshal(e.Payload, &v); err != nil {
 				return nil, bad(err)
@@ -119,19 +121,19 @@ func Replay(events []Event) (*Result, error) {
 				s.Attempts = 1
 			}
 			switch {
-			case e.Status == StatusOK && v.Phase != "pre":
+			case e.Status == event.StatusOK && v.Phase != "pre":
 				s.Status = Done
-			case e.Status == StatusReview:
+			case e.Status == event.StatusReview:
 				s.Status = ReviewRequired
 			}
-		case EvRetry:
+		case event.EvRetry:
 			var re retryEvent
 			if err := json.Unmarshal(e.Payload, &re); err != nil {
 				return nil, bad(err)
 			}
 			s := get(re.Step)
 			s.Retries = append(s.Retries, re.Strategy)
-		case EvStepSummary:
+		case event.EvStepSummary:
 			var p struct {
 				Step    int    `json:"step_id"`
 				Summary string `json:"summary"`
@@ -144,7 +146,7 @@ func Replay(events []Event) (*Result, error) {
 			if strings.HasPrefix(p.Summary, "FAIL") {
 				s.Status = Failed
 			}
-		case EvModelCall:
+		case event.EvModelCall:
 			var mc modelCall
 			if err := json.Unmarshal(e.Payload, &mc); err != nil {
 				return nil, bad(err)
@@ -152,7 +154,7 @@ func Replay(events []Event) (*Result, error) {
 			r.ModelCalls++
 			r.Usage = r.Usage.Add(mc.Usage)
 			r.MaxPromptTokens = max(r.MaxPromptTokens, mc.PromptTokens)
-		case EvTaskFinished:
+		case event.EvTaskFinished:
 			var f finishEvent
 			if err := json.Unmarshal(e.Payload, &f); err != nil {
 				return nil, bad(err)
@@ -170,7 +172,7 @@ func Replay(events []Event) (*Result, error) {
 }
 
 // report is the reporter: the task's summary, from its events only.
-func report(events []Event, status, reason string) string {
+func report(events []event.Event, status, reason string) string {
 	r, err := Replay(events)
 	if err != nil {
 		return status + ": " + reason

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 )
 
 // suiteTask is one task of the suite: a goal in the controlled language, a
@@ -259,7 +260,7 @@ func runSuiteTask(t *testing.T, tk suiteTask, rt *agent.Runtime, goal string) *a
 	// recent ≤50-character summaries and what is left.
 	ctxs := payloads[struct {
 		Progress string `json:"progress"`
-	}](t, res.Events, agent.EvContext)
+	}](t, res.Events, event.EvContext)
 	if want := (len(res.Steps) - 1) / 5; len(ctxs) != want {
 		t.Fatalf("%d compressed contexts for %d steps, want %d", len(ctxs), len(res.Steps), want)
 	}

@@ -6,40 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
-)
-
-// Signal is something the tracer noticed: by rules only, never a model.
-type Signal struct {
-	Kind   string `json:"kind"` // foreground, crash, anr, keyboard, slow
-	App    string `json:"app,omitempty"`
-	From   string `json:"from,omitempty"` // foreground: the app before
-	Detail string `json:"detail,omitempty"`
-}
-
-// Signal kinds.
-const (
-	SigForeground = "foreground"
-	SigCrash      = "crash"
-	SigANR        = "anr"
-	SigKeyboard   = "keyboard"
-	SigSlow       = "slow"
 )
 
 // slowAction is how long an action may take before the tracer reports it.
 const slowAction = 3 * time.Second
-
-// sheller runs a shell command on the device (Android over adb).
-type sheller interface {
-	Shell(ctx context.Context, cmd string) (string, error)
-}
-
-// transporter is a driver that exposes its adb transport (device/android).
-type transporter interface {
-	Transport() adb.Transport
-}
 
 // tracer watches the device between steps: the foreground app (from the
 // Scene), crashes and ANRs (from logcat), the keyboard (from dumpsys) and
@@ -54,15 +27,8 @@ type tracer struct {
 
 func newTracer(d device.Driver) *tracer {
 	t := &tracer{}
-	switch s := d.(type) {
-	case sheller:
+	if s, ok := d.(device.Sheller); ok {
 		t.shell = s.Shell
-	case transporter:
-		tr := s.Transport()
-		t.shell = func(ctx context.Context, cmd string) (string, error) {
-			out, err := adb.Shell(ctx, tr, cmd)
-			return string(out), err
-		}
 	}
 	return t
 }
@@ -90,14 +56,14 @@ func (t *tracer) start(ctx context.Context, s *scene.Scene) {
 }
 
 // poll reports what changed since the last poll.
-func (t *tracer) poll(ctx context.Context, s *scene.Scene, took time.Duration) []Signal {
-	var out []Signal
+func (t *tracer) poll(ctx context.Context, s *scene.Scene, took time.Duration) []event.Signal {
+	var out []event.Signal
 	if s != nil && s.Package != "" && s.Package != t.app {
-		out = append(out, Signal{Kind: SigForeground, App: s.Package, From: t.app})
+		out = append(out, event.Signal{Kind: event.SigForeground, App: s.Package, From: t.app})
 		t.app = s.Package
 	}
 	if took > slowAction {
-		out = append(out, Signal{Kind: SigSlow, Detail: took.Round(time.Millisecond).String()})
+		out = append(out, event.Signal{Kind: event.SigSlow, Detail: took.Round(time.Millisecond).String()})
 	}
 	if t.shell == nil || !t.started {
 		return out
@@ -125,7 +91,7 @@ func (t *tracer) poll(ctx context.Context, s *scene.Scene, took time.Duration) [
 		if kb {
 			d = "shown"
 		}
-		out = append(out, Signal{Kind: SigKeyboard, Detail: d})
+		out = append(out, event.Signal{Kind: event.SigKeyboard, Detail: d})
 		t.keyboard = kb
 	}
 	return out
@@ -148,11 +114,11 @@ var (
 )
 
 // logSignals finds crashes and ANRs in new logcat lines.
-func logSignals(lines []string) []Signal {
-	var out []Signal
+func logSignals(lines []string) []event.Signal {
+	var out []event.Signal
 	for i, l := range lines {
 		if m := crashProcRE.FindStringSubmatch(l); m != nil {
-			s := Signal{Kind: SigCrash, App: m[1]}
+			s := event.Signal{Kind: event.SigCrash, App: m[1]}
 			for _, next := range lines[i+1 : min(i+4, len(lines))] {
 				if e := exceptionRE.FindStringSubmatch(next); e != nil {
 					s.Detail = truncate(e[1], 160)
@@ -162,7 +128,7 @@ func logSignals(lines []string) []Signal {
 			out = append(out, s)
 		}
 		if m := anrRE.FindStringSubmatch(l); m != nil {
-			out = append(out, Signal{Kind: SigANR, App: m[1], Detail: truncate(strings.TrimSpace(l), 160)})
+			out = append(out, event.Signal{Kind: event.SigANR, App: m[1], Detail: truncate(strings.TrimSpace(l), 160)})
 		}
 	}
 	return out

@@ -10,23 +10,24 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-func strategies(t *testing.T, evs []agent.Event) []string {
+func strategies(t *testing.T, evs []event.Event) []string {
 	var out []string
 	for _, r := range payloads[struct {
 		Strategy string `json:"strategy"`
-	}](t, evs, agent.EvRetry) {
+	}](t, evs, event.EvRetry) {
 		out = append(out, r.Strategy)
 	}
 	return out
 }
 
-func states(t *testing.T, evs []agent.Event) []string {
+func states(t *testing.T, evs []event.Event) []string {
 	var out []string
-	for _, s := range payloads[struct{ State string }](t, evs, agent.EvState) {
+	for _, s := range payloads[struct{ State string }](t, evs, event.EvState) {
 		out = append(out, s.State)
 	}
 	return out
@@ -77,7 +78,7 @@ func TestMissingElement(t *testing.T) {
 	}
 	acted := payloads[struct {
 		Step int `json:"step_id"`
-	}](t, res.Events, agent.EvActed)
+	}](t, res.Events, event.EvActed)
 	n := 0
 	for _, a := range acted {
 		if a.Step == 2 {
@@ -172,7 +173,7 @@ func TestLateTapNotRepeated(t *testing.T) {
 	if got := d.taps.Load(); got != 1 {
 		t.Fatalf("%d taps, want 1 (the late one counted)\n%s", got, dump(res.Events))
 	}
-	if len(payloads[map[string]any](t, res.Events, agent.EvSkipped)) != 1 {
+	if len(payloads[map[string]any](t, res.Events, event.EvSkipped)) != 1 {
 		t.Fatalf("no step_skipped event\n%s", dump(res.Events))
 	}
 	if p.state(t, login)["remember"] != true {
@@ -195,9 +196,9 @@ func TestAppCrash(t *testing.T) {
 	if res.Status != agent.Failed || !strings.Contains(res.Reason, "crash: com.apex.shop (java.lang.NullPointerException") {
 		t.Fatalf("status %s: %s\n%s", res.Status, res.Reason, dump(res.Events))
 	}
-	var crash *agent.Signal
-	for _, s := range payloads[agent.Signal](t, res.Events, agent.EvSignal) {
-		if s.Kind == agent.SigCrash {
+	var crash *event.Signal
+	for _, s := range payloads[event.Signal](t, res.Events, event.EvSignal) {
+		if s.Kind == event.SigCrash {
 			crash = &s
 			break
 		}
@@ -222,8 +223,8 @@ func TestCancelMidTask(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var acted atomic.Int32
-	rt, _ := agent.New(agent.Config{OnEvent: func(e agent.Event) {
-		if e.ActionType == agent.EvActed && acted.Add(1) == 2 {
+	rt, _ := agent.New(agent.Config{OnEvent: func(e event.Event) {
+		if e.ActionType == event.EvActed && acted.Add(1) == 2 {
 			cancel()
 		}
 	}})
@@ -238,7 +239,7 @@ func TestCancelMidTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := evs[len(evs)-1]; last.ActionType != agent.EvTaskFinished {
+	if last := evs[len(evs)-1]; last.ActionType != event.EvTaskFinished {
 		t.Fatalf("last stored event is %s, want task_finished", last.ActionType)
 	}
 	re, err := agent.Replay(evs)
@@ -272,7 +273,7 @@ func TestReviewRequired(t *testing.T) {
 	if res.Status != agent.ReviewRequired || res.State != "REVIEW_REQUIRED" {
 		t.Fatalf("status %s state %s\n%s", res.Status, res.State, dump(res.Events))
 	}
-	if len(payloads[map[string]any](t, res.Events, agent.EvActed)) != 0 {
+	if len(payloads[map[string]any](t, res.Events, event.EvActed)) != 0 {
 		t.Fatal("the task went on after REVIEW_REQUIRED")
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"testing"
 
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim"
 )
@@ -95,8 +96,8 @@ func TestLogSignals(t *testing.T) {
 		"12-01 09:00:02.000  1000  1000 I ActivityManager: Start proc com.apex.login",
 	}
 	got := logSignals(lines)
-	if len(got) != 2 || got[0].Kind != SigCrash || got[0].App != "com.apex.shop" || got[0].Detail != "java.lang.IllegalStateException: boom" ||
-		got[1].Kind != SigANR || got[1].App != "com.apex.notes" {
+	if len(got) != 2 || got[0].Kind != event.SigCrash || got[0].App != "com.apex.shop" || got[0].Detail != "java.lang.IllegalStateException: boom" ||
+		got[1].Kind != event.SigANR || got[1].App != "com.apex.notes" {
 		t.Fatalf("%+v", got)
 	}
 	if _, kb := splitTrace("a\nb\n__APEX_IME__\n  mInputShown=true\n"); !kb {

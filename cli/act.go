@@ -10,6 +10,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -110,9 +111,9 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if err != nil {
 		return fmt.Errorf("record the task: %w", err)
 	}
-	var onEvent func(agent.Event)
+	var onEvent func(event.Event)
 	if !env.JSON {
-		onEvent = func(e agent.Event) { printActEvent(env, e) }
+		onEvent = func(e event.Event) { printActEvent(env, e) }
 	}
 	rt, err := newAgent(env, opts.Config, getenv, cache, onEvent, ocrMode)
 	if err != nil {
@@ -155,7 +156,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 // newAgent builds the AI runtime: the roles' models from apex.yaml's
 // model: section and the environment (APEX_MODEL_*, …), or the offline rule
 // planner when none is configured. cache may be nil (in memory only).
-func newAgent(env *Env, configFile string, getenv func(string) string, cache *agent.Cache, onEvent func(agent.Event), ocrMode perceive.Mode) (*agent.Runtime, error) {
+func newAgent(env *Env, configFile string, getenv func(string) string, cache *agent.Cache, onEvent func(event.Event), ocrMode perceive.Mode) (*agent.Runtime, error) {
 	cfg, err := llm.LoadConfig(configFile, getenv)
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
@@ -165,7 +166,7 @@ func newAgent(env *Env, configFile string, getenv func(string) string, cache *ag
 
 // agentFor is a runtime on loaded model settings: the configured model, or
 // the offline rule planner when none is configured.
-func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(agent.Event), ocrMode perceive.Mode, engine ocr.Engine) (*agent.Runtime, error) {
+func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(event.Event), ocrMode perceive.Mode, engine ocr.Engine) (*agent.Runtime, error) {
 	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent, OCRMode: ocrMode, OCR: engine}
 	if cfg.Configured() {
 		ac.LLM = cfg
@@ -189,7 +190,7 @@ func runStatus(res *agent.Result, err error) (string, string) {
 
 // printActEvent shows progress: the plan, each step's summary, retries and
 // the tracer's alarms — projections of the event stream.
-func printActEvent(env *Env, e agent.Event) {
+func printActEvent(env *Env, e event.Event) {
 	var p map[string]json.RawMessage
 	_ = json.Unmarshal(e.Payload, &p)
 	str := func(k string) string {
@@ -198,7 +199,7 @@ func printActEvent(env *Env, e agent.Event) {
 		return s
 	}
 	switch e.ActionType {
-	case agent.EvPlan:
+	case event.EvPlan:
 		var steps []agent.Step
 		if json.Unmarshal(p["steps"], &steps) != nil || len(steps) == 0 {
 			if msg := str("error"); msg != "" {
@@ -207,14 +208,14 @@ func printActEvent(env *Env, e agent.Event) {
 			return
 		}
 		fmt.Fprintf(env.Out, "plan (%s, %d steps)\n", str("source"), len(steps))
-	case agent.EvStepSummary:
+	case event.EvStepSummary:
 		var id int
 		_ = json.Unmarshal(p["step_id"], &id)
 		fmt.Fprintf(env.Out, "  %d. %s\n", id, str("summary"))
-	case agent.EvRetry:
+	case event.EvRetry:
 		fmt.Fprintf(env.Out, "     retry: %s (%s)\n", str("strategy"), truncateRunes(str("reason"), 100))
-	case agent.EvSignal:
-		if e.Status == agent.StatusFailed {
+	case event.EvSignal:
+		if e.Status == event.StatusFailed {
 			fmt.Fprintf(env.Out, "     %s: %s %s\n", str("kind"), str("app"), truncateRunes(str("detail"), 100))
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -150,7 +151,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundBlocked(ctx, env)
 		},
-		NewAgent: func(m server.ModelSettings, onEvent func(agent.Event)) (server.Agent, error) {
+		NewAgent: func(m server.ModelSettings, onEvent func(event.Event)) (server.Agent, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)
 			if err != nil {
 				return nil, err

@@ -4,19 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 
-	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/device"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// adbDriver is a driver that reaches its device over ADB (Android devices
-// and simulated phones), which app_install and shell need.
-type adbDriver interface {
-	Transport() adb.Transport
-}
 
 type installIn struct {
 	Device string `json:"device" jsonschema:"the device id from device_open"`
@@ -40,19 +32,20 @@ func (s *Server) addAdminTools() {
 		s.shell)
 }
 
-// transport returns the locked lease of an ADB device (the caller unlocks)
-// and its transport.
-func (s *Server) transport(req *sdk.CallToolRequest, dev, tool string) (*lease, adb.Transport, error) {
+// extension returns the locked lease of dev (the caller unlocks) and its
+// driver as E, the extension tool needs.
+func extension[E any](s *Server, req *sdk.CallToolRequest, dev, tool string) (*lease, E, error) {
+	var none E
 	l, err := s.acquire(req.Session, dev)
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
-	ad, ok := l.driver.(adbDriver)
-	if !ok || l.target.Platform != device.Android {
+	ext, ok := l.driver.(E)
+	if !ok {
 		s.release(l)
-		return nil, nil, fmt.Errorf("%s needs an Android device reached over ADB; %s is %s: %w", tool, l.target.ID, l.target.Platform, device.ErrUnsupported)
+		return nil, none, fmt.Errorf("%s needs an Android device (reached over ADB); %s is %s: %w", tool, l.target.ID, l.target.Platform, device.ErrUnsupported)
 	}
-	return l, ad.Transport(), nil
+	return l, ext, nil
 }
 
 func (s *Server) appInstall(ctx context.Context, req *sdk.CallToolRequest, in installIn) (*sdk.CallToolResult, any, error) {
@@ -63,22 +56,13 @@ func (s *Server) appInstall(ctx context.Context, req *sdk.CallToolRequest, in in
 	if fi.IsDir() {
 		return nil, nil, fmt.Errorf("app_install: %s is a directory: give the APK file", in.Path)
 	}
-	l, t, err := s.transport(req, in.Device, "app_install")
+	l, inst, err := extension[device.Installer](s, req, in.Device, "app_install")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.release(l)
-	remote := "/data/local/tmp/apex-" + strings.ReplaceAll(path.Base(strings.ReplaceAll(in.Path, `\`, "/")), " ", "_")
-	if err := adb.PushFile(ctx, t, in.Path, remote); err != nil {
-		return nil, nil, fmt.Errorf("app_install: copy %s to %s: %w", in.Path, l.target.ID, err)
-	}
-	out, err := adb.Shell(ctx, t, "pm install -r "+remote)
-	adb.Shell(context.WithoutCancel(ctx), t, "rm -f "+remote)
-	if err != nil {
+	if err := inst.Install(ctx, in.Path); err != nil {
 		return nil, nil, fmt.Errorf("app_install on %s: %w", l.target.ID, err)
-	}
-	if msg := strings.TrimSpace(string(out)); !strings.Contains(msg, "Success") {
-		return nil, nil, fmt.Errorf("app_install on %s: pm install said: %s", l.target.ID, msg)
 	}
 	return text(fmt.Sprintf("installed %s on %s\n", in.Path, l.target.ID)), nil, nil
 }
@@ -87,17 +71,17 @@ func (s *Server) shell(ctx context.Context, req *sdk.CallToolRequest, in shellIn
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, nil, fmt.Errorf("shell: command is required")
 	}
-	l, t, err := s.transport(req, in.Device, "shell")
+	l, sh, err := extension[device.Sheller](s, req, in.Device, "shell")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.release(l)
-	out, err := adb.Shell(ctx, t, in.Command)
+	out, err := sh.Shell(ctx, in.Command)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shell on %s: %w", l.target.ID, err)
 	}
 	if len(out) > maxShellOutput {
-		out = append(out[:maxShellOutput:maxShellOutput], fmt.Sprintf("\n… (%d more bytes cut)\n", len(out)-maxShellOutput)...)
+		out = out[:maxShellOutput] + fmt.Sprintf("\n… (%d more bytes cut)\n", len(out)-maxShellOutput)
 	}
-	return text(string(out)), nil, nil
+	return text(out), nil, nil
 }

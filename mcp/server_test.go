@@ -6,13 +6,16 @@ import (
 	"errors"
 	"image"
 	"image/png"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apexagent/apex/mcp"
+	"github.com/apexagent/apex/sim/adbd/adbdtest"
 	"github.com/apexagent/apex/sim/lab"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -293,6 +296,16 @@ func TestShellNeedsFullPolicy(t *testing.T) {
 	}
 	if msg := c.fails("app_install", map[string]any{"device": id, "path": "/nonexistent.apk"}); !strings.Contains(msg, "no such file") {
 		t.Errorf("install of a missing file: %s", msg)
+	}
+	apk := filepath.Join(t.TempDir(), "hello world.apk")
+	if err := os.WriteFile(apk, adbdtest.APK(t, "org.example.hello", "Hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.ok("app_install", map[string]any{"device": id, "path": apk}); !strings.Contains(out, "installed "+apk) {
+		t.Errorf("app_install: %q", out)
+	}
+	if out := c.ok("shell", map[string]any{"device": id, "command": "pm list packages; ls /data/local/tmp"}); !strings.Contains(out, "package:org.example.hello\n") || strings.Contains(out, "apex-") {
+		t.Errorf("after app_install, the package is not listed or the copy is left behind:\n%s", out)
 	}
 }
 

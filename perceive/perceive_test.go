@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim/lab"
-	"github.com/apexagent/apex/sim/labtest"
 )
 
 type counting struct {

@@ -3,7 +3,7 @@ package report
 import (
 	"encoding/json"
 
-	"github.com/apexagent/apex/store"
+	"github.com/apexagent/apex/event"
 )
 
 // modelUse sums the model calls the run's AI steps recorded (model_call
@@ -22,7 +22,7 @@ type modelCall struct {
 	} `json:"usage"` // as the model reported
 }
 
-func sumModelUse(events []store.Event) *modelUse {
+func sumModelUse(events []event.Event) *modelUse {
 	tasks := map[string]bool{}
 	var u modelUse
 	for _, e := range events {

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/store"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apexagent/apex/event"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -145,7 +146,7 @@ func parseDuration(s string) (d time.Duration, err error) { return time.ParseDur
 func TestModelUse(t *testing.T) {
 	ctx := context.Background()
 	s, id := makeRun(t, t.TempDir(), synth{steps: 2, finish: true})
-	for i, e := range []store.Event{
+	for i, e := range []event.Event{
 		{TaskID: id + "/act-1", ActionType: "task_started", Status: "ok"},
 		{TaskID: id + "/act-1", ActionType: "model_call", Status: "ok", Payload: json.RawMessage(`{"role":"planner","prompt_tokens":900,"usage":{"prompt_tokens":950,"completion_tokens":120}}`)},
 		{TaskID: id + "/act-2", ActionType: "model_call", Status: "ok", Payload: json.RawMessage(`{"role":"executor","prompt_tokens":400,"usage":{}}`)},

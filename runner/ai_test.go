@@ -14,6 +14,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
@@ -96,7 +97,7 @@ func TestAIStepsOffline(t *testing.T) {
 		t.Fatalf("aiAct result %s: %v", steps[1].Result, err)
 	}
 	evs, err := st.Events(context.Background(), out.TaskID)
-	if err != nil || len(evs) == 0 || evs[len(evs)-1].ActionType != agent.EvTaskFinished {
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].ActionType != event.EvTaskFinished {
 		t.Fatalf("events of %s: %d, %v", out.TaskID, len(evs), err)
 	}
 }

@@ -266,7 +266,7 @@ func (r *run) swipe(ctx context.Context, st script.Step, before *screen, out *ou
 }
 
 func (r *run) shell(ctx context.Context, st script.Step, out *outcome) error {
-	sh, ok := r.raw.(Sheller)
+	sh, ok := r.raw.(device.Sheller)
 	if !ok {
 		return errNoShell
 	}

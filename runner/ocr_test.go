@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim/lab"
-	"github.com/apexagent/apex/sim/labtest"
 	"github.com/apexagent/apex/store"
 )
 

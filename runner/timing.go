@@ -104,12 +104,6 @@ func (t timedBoth) DoubleTap(ctx context.Context, p device.Point) error {
 	return timedDouble(t).DoubleTap(ctx, p)
 }
 
-// Sheller is implemented by drivers that run shell commands on the device
-// (Android over adb); runAdbShell steps need it.
-type Sheller interface {
-	Shell(ctx context.Context, cmd string) (string, error)
-}
-
 // WDARequester is implemented by drivers that can send a raw
 // WebDriverAgent request; runWdaRequest steps need it.
 type WDARequester interface {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/server"
 )
 
@@ -32,7 +33,7 @@ func (a taggedAgent) Act(ctx context.Context, t agent.Task) (*agent.Result, erro
 	return a.Agent.Act(ctx, t)
 }
 
-func (m *models) newAgent(s server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+func (m *models) newAgent(s server.ModelSettings, on func(event.Event)) (server.Agent, error) {
 	if s.Model == "broken" {
 		return nil, errors.New(`model "broken" needs an API key: set one`)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/sim/lab"
 )
@@ -76,7 +77,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 	}
 	opts.Targets = func(context.Context) ([]device.Target, error) { return []device.Target{target}, nil }
 	if opts.NewAgent == nil {
-		opts.NewAgent = func(_ server.ModelSettings, onEvent func(agent.Event)) (server.Agent, error) {
+		opts.NewAgent = func(_ server.ModelSettings, onEvent func(event.Event)) (server.Agent, error) {
 			return agent.New(agent.Config{OnEvent: onEvent})
 		}
 	}

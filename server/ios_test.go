@@ -10,6 +10,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/ios"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/server"
@@ -34,7 +35,7 @@ func TestIOSPointTap(t *testing.T) {
 			}
 			return d, target, func() { d.Close() }, nil
 		},
-		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (server.Agent, error) {
 			return agent.New(agent.Config{OnEvent: on})
 		},
 	})

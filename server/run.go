@@ -11,6 +11,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/store"
@@ -209,9 +210,9 @@ func (s *Server) withDump(ctx context.Context, v TaskView) TaskView {
 	if v.RunID == "" || v.Status == statusRunning || err != nil {
 		return v
 	}
-	d := &Dump{Steps: []store.Step{}, Events: []store.Event{}}
+	d := &Dump{Steps: []store.Step{}, Events: []event.Event{}}
 	var steps []store.Step
-	var events []store.Event
+	var events []event.Event
 	if d.Run, err = st.Run(ctx, v.RunID); err == nil {
 		steps, err = st.Steps(ctx, v.RunID)
 	}

@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/runner"
@@ -47,7 +47,7 @@ type Options struct {
 	// top of the model settings of apex.yaml and the environment (m is
 	// empty at start). It must pass onEvent as agent.Config.OnEvent, so
 	// progress reaches the server, and fail on settings it cannot use.
-	NewAgent func(m ModelSettings, onEvent func(agent.Event)) (Agent, error)
+	NewAgent func(m ModelSettings, onEvent func(event.Event)) (Agent, error)
 	// TestModel asks each model endpoint m configures (on top of the
 	// environment's) for a short answer (POST /config/test); nil: not
 	// offered.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/server"
 )
 
@@ -21,7 +22,7 @@ func setupOf(t *testing.T, targets func(context.Context) ([]device.Target, error
 			return nil, device.Target{}, nil, errors.New("not in this test")
 		},
 		Targets: targets,
-		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (server.Agent, error) {
 			return agent.New(agent.Config{OnEvent: on})
 		},
 	})

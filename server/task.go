@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/store"
 )
 
@@ -56,7 +56,7 @@ type TaskView struct {
 type Dump struct {
 	Run    store.Run     `json:"run"`
 	Steps  []store.Step  `json:"steps"`
-	Events []store.Event `json:"events"`
+	Events []event.Event `json:"events"`
 }
 
 const statusRunning = "running"
@@ -113,7 +113,7 @@ func (t *task) finish(status string, res any, err error) {
 }
 
 // project summarises an event's payload in one line.
-func project(e agent.Event) Progress {
+func project(e event.Event) Progress {
 	p := Progress{Time: e.Time, Type: e.ActionType, Role: e.SourceRole, Status: e.Status}
 	var pl struct {
 		Step    int             `json:"step_id"`
@@ -132,7 +132,7 @@ func project(e agent.Event) Progress {
 			break
 		}
 	}
-	if e.ActionType == agent.EvPlan && p.Text == "" {
+	if e.ActionType == event.EvPlan && p.Text == "" {
 		var steps []json.RawMessage
 		if json.Unmarshal(pl.Steps, &steps) == nil {
 			p.Text = fmt.Sprintf("%d steps", len(steps))
@@ -202,7 +202,7 @@ func (ss *session) end(t *task) {
 
 // onEvent routes the runtime's events to the running task: one task runs
 // at a time, and its events arrive before Act returns.
-func (s *Server) onEvent(e agent.Event) {
+func (s *Server) onEvent(e event.Event) {
 	s.sess.mu.Lock()
 	t := s.sess.running
 	s.sess.mu.Unlock()

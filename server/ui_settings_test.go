@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/server"
 	"github.com/chromedp/chromedp"
 )
@@ -45,7 +46,7 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	var mu sync.Mutex
 	var built []server.ModelSettings
 	p := startPhone(t, &phoneOptions{opts: server.Options{
-		NewAgent: func(m server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+		NewAgent: func(m server.ModelSettings, on func(event.Event)) (server.Agent, error) {
 			mu.Lock()
 			built = append(built, m)
 			mu.Unlock()

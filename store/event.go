@@ -7,25 +7,16 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/apexagent/apex/event"
 )
 
-// Event is one interaction between agent roles (DESIGN.md, "Events"). Every
-// progress view is a projection of the event stream, so events are stored
-// in the order they were added and never rewritten.
-type Event struct {
-	TaskID     string          `json:"task_id"`
-	ID         string          `json:"event_id"` // unique within the task; AddEvent assigns one when empty
-	SourceRole string          `json:"source_role"`
-	TargetRole string          `json:"target_role"`
-	Time       time.Time       `json:"timestamp"` // zero means now
-	ActionType string          `json:"action_type"`
-	Payload    json.RawMessage `json:"payload,omitempty"`
-	Status     string          `json:"status"`
-	Confidence float64         `json:"confidence"`
-}
+var _ event.Recorder = (*Store)(nil)
 
-// AddEvent appends an event to its task's stream.
-func (s *Store) AddEvent(ctx context.Context, e Event) error {
+// AddEvent appends an event to its task's stream (store.Store is an
+// event.Recorder), assigning an ID when it has none and the time when it
+// is zero.
+func (s *Store) AddEvent(ctx context.Context, e event.Event) error {
 	if e.TaskID == "" {
 		return fmt.Errorf("store: add event: task_id is empty")
 	}
@@ -52,28 +43,28 @@ func (s *Store) AddEvent(ctx context.Context, e Event) error {
 }
 
 // Events returns the events of a task in the order they were added.
-func (s *Store) Events(ctx context.Context, taskID string) ([]Event, error) {
+func (s *Store) Events(ctx context.Context, taskID string) ([]event.Event, error) {
 	return s.events(ctx, "task "+taskID, `task_id = ?`, taskID)
 }
 
 // RunEvents returns the events of every task that belongs to a run (task
 // IDs of the form RUN-ID/…, as the agent names the tasks of a run's AI
 // steps), in the order they were added.
-func (s *Store) RunEvents(ctx context.Context, runID string) ([]Event, error) {
+func (s *Store) RunEvents(ctx context.Context, runID string) ([]event.Event, error) {
 	// substr, not LIKE: run IDs may hold LIKE's wildcards.
 	return s.events(ctx, "run "+runID, `substr(task_id, 1, ?) = ?`, len(runID)+1, runID+"/")
 }
 
-func (s *Store) events(ctx context.Context, what, where string, args ...any) ([]Event, error) {
+func (s *Store) events(ctx context.Context, what, where string, args ...any) ([]event.Event, error) {
 	rows, err := s.rdb.QueryContext(ctx, `SELECT task_id, event_id, source_role, target_role, timestamp, action_type, payload,
 		status, confidence FROM events WHERE `+where+` ORDER BY seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: events of %s: %w", what, err)
 	}
 	defer rows.Close()
-	var events []Event
+	var events []event.Event
 	for rows.Next() {
-		var e Event
+		var e event.Event
 		var ts int64
 		var payload sql.NullString
 		if err := rows.Scan(&e.TaskID, &e.ID, &e.SourceRole, &e.TargetRole, &ts, &e.ActionType, &payload, &e.Status, &e.Confidence); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apexagent/apex/event"
 )
 
 // A database written by an older apex (schema 1: no events table) opens,
@@ -42,7 +44,7 @@ func TestMigrateFromOlderVersion(t *testing.T) {
 	if err != nil || r.Script != "old.yaml" {
 		t.Fatalf("old run after migration = %+v, %v", r, err)
 	}
-	if err := s.AddEvent(ctx, Event{TaskID: "old-run", ActionType: "note"}); err != nil {
+	if err := s.AddEvent(ctx, event.Event{TaskID: "old-run", ActionType: "note"}); err != nil {
 		t.Fatalf("events table missing after migration: %v", err)
 	}
 	if _, err := s.AddStep(ctx, Step{RunID: "old-run", Status: StepPassed}); err != nil {

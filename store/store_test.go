@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -140,7 +141,7 @@ func TestEvents(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, t.TempDir())
 	ts := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	in := []Event{
+	in := []event.Event{
 		{TaskID: "t1", ID: "e1", SourceRole: "orchestrator", TargetRole: "planner", Time: ts, ActionType: "plan", Payload: json.RawMessage(`{"goal":"buy"}`), Status: "sent", Confidence: 1},
 		{TaskID: "t1", SourceRole: "planner", TargetRole: "orchestrator", Time: ts.Add(time.Second), ActionType: "plan", Status: "done", Confidence: 0.75},
 		{TaskID: "t2", ID: "e1", SourceRole: "executor", Time: ts, ActionType: "tap", Status: "done"},
@@ -153,7 +154,7 @@ func TestEvents(t *testing.T) {
 	if err := s.AddEvent(ctx, in[0]); err == nil || !strings.Contains(err.Error(), "already recorded") {
 		t.Errorf("duplicate event err = %v", err)
 	}
-	if err := s.AddEvent(ctx, Event{TaskID: "t1", Payload: json.RawMessage(`{`)}); err == nil || !strings.Contains(err.Error(), "payload") {
+	if err := s.AddEvent(ctx, event.Event{TaskID: "t1", Payload: json.RawMessage(`{`)}); err == nil || !strings.Contains(err.Error(), "payload") {
 		t.Errorf("bad payload err = %v", err)
 	}
 	got, err := s.Events(ctx, "t1")
@@ -173,7 +174,7 @@ func TestRunEvents(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t, t.TempDir())
 	for _, task := range []string{"r_1/act-a", "r_1/act-b", "r_12/act-c", "r%1/act-d", "r_1"} {
-		if err := s.AddEvent(ctx, Event{TaskID: task, ActionType: "model_call", Status: "ok"}); err != nil {
+		if err := s.AddEvent(ctx, event.Event{TaskID: task, ActionType: "model_call", Status: "ok"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,7 +212,7 @@ func TestConcurrentWriters(t *testing.T) {
 				if _, err := s.AddStep(ctx, Step{RunID: run.ID, Action: "tap", Status: StepPassed, Before: shot, After: shot}); err != nil {
 					errs <- err
 				}
-				if err := s.AddEvent(ctx, Event{TaskID: run.ID, ActionType: "tap", Status: "done"}); err != nil {
+				if err := s.AddEvent(ctx, event.Event{TaskID: run.ID, ActionType: "tap", Status: "done"}); err != nil {
 					errs <- err
 				}
 				if _, err := s.Runs(ctx, 3); err != nil { // readers alongside writers

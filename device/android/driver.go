@@ -108,7 +108,9 @@ func New(t adb.Transport, serial string, opts *Options) *Driver {
 func (d *Driver) Serial() string { return d.serial }
 
 // Transport is the ADB transport the driver uses, for callers that need
-// services the Driver contract lacks (sync, logcat).
+// ADB services beyond the Driver contract and its extensions (Shell,
+// Install); it ties them to the wire, so layers above device use the
+// extensions instead.
 func (d *Driver) Transport() adb.Transport { return d.t }
 
 // Close releases the transport (for direct connections) once.

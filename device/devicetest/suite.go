@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/scene"
 )
 
 // App is the package of the conformance app.
@@ -64,22 +63,22 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-// tree parses the driver's current source.
-func tree(t *testing.T, d device.Driver) *scene.Tree {
+// tree reads the driver's current source.
+func tree(t *testing.T, d device.Driver) *sourceTree {
 	t.Helper()
 	src, err := d.Source(ctxFor(t))
 	if err != nil {
 		t.Fatalf("Source: %v", err)
 	}
-	tr, err := scene.Parse(src.Data)
+	tr, err := parseSource(src)
 	if err != nil {
-		t.Fatalf("parsing the source: %v", err)
+		t.Fatalf("Source: %v", err)
 	}
 	return tr
 }
 
 // find returns the first node (depth first) that matches.
-func find(n *scene.Node, match func(*scene.Node) bool) *scene.Node {
+func find(n *node, match func(*node) bool) *node {
 	if n == nil {
 		return nil
 	}
@@ -96,12 +95,12 @@ func find(n *scene.Node, match func(*scene.Node) bool) *scene.Node {
 
 // byID matches a resource id without its package ("note" matches
 // "com.apex.conformance:id/note").
-func byID(id string) func(*scene.Node) bool {
-	return func(n *scene.Node) bool { return n.ResourceID == id || strings.HasSuffix(n.ResourceID, "/"+id) }
+func byID(id string) func(*node) bool {
+	return func(n *node) bool { return n.ID == id || strings.HasSuffix(n.ID, "/"+id) }
 }
 
 // waitFor polls the source until cond holds and returns that tree.
-func waitFor(t *testing.T, d device.Driver, what string, cond func(*scene.Tree) bool) *scene.Tree {
+func waitFor(t *testing.T, d device.Driver, what string, cond func(*sourceTree) bool) *sourceTree {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -127,21 +126,18 @@ func must(t *testing.T, what string, err error) {
 
 // fresh force-stops and launches the app so its session (field text,
 // screen stack) starts clean, and returns the first screen.
-func fresh(t *testing.T, d device.Driver) *scene.Tree {
+func fresh(t *testing.T, d device.Driver) *sourceTree {
 	t.Helper()
 	ctx := ctxFor(t)
 	must(t, "Unlock", d.Unlock(ctx))
 	must(t, "TerminateApp", d.TerminateApp(ctx, App))
 	must(t, "LaunchApp", d.LaunchApp(ctx, App))
-	return waitFor(t, d, "the conformance app's first screen", func(tr *scene.Tree) bool {
+	return waitFor(t, d, "the conformance app's first screen", func(tr *sourceTree) bool {
 		return find(tr.Root, byID("counter")) != nil && find(tr.Root, byID("rows")) != nil
 	})
 }
 
-func center(n *scene.Node) device.Point {
-	x, y := n.Bounds.Center()
-	return device.Point{X: x, Y: y}
-}
+func center(n *node) device.Point { return n.Bounds.center() }
 
 func infoAgrees(t *testing.T, d device.Driver) {
 	ctx := ctxFor(t)
@@ -159,7 +155,7 @@ func infoAgrees(t *testing.T, d device.Driver) {
 		t.Errorf("screenshot is %dx%d; Info says %dx%d", cfg.Width, cfg.Height, info.Width, info.Height)
 	}
 	tr := tree(t, d)
-	if tr.Format == scene.FormatUIAutomator && (tr.Width != info.Width || tr.Height != info.Height) {
+	if tr.Format == device.FormatUIAutomator && (tr.Width != info.Width || tr.Height != info.Height) {
 		t.Errorf("source root is %dx%d; Info says %dx%d", tr.Width, tr.Height, info.Width, info.Height)
 	}
 }
@@ -181,7 +177,7 @@ func launchTerminate(t *testing.T, d device.Driver) {
 	}
 }
 
-func counterText(tr *scene.Tree) string {
+func counterText(tr *sourceTree) string {
 	if n := find(tr.Root, byID("counter")); n != nil {
 		return n.Text
 	}
@@ -192,12 +188,12 @@ func tapChanges(t *testing.T, d device.Driver) {
 	tr := fresh(t, d)
 	before := counterText(tr)
 	must(t, "Tap", d.Tap(ctxFor(t), center(find(tr.Root, byID("counter")))))
-	waitFor(t, d, "the counter to change from "+before, func(tr *scene.Tree) bool {
+	waitFor(t, d, "the counter to change from "+before, func(tr *sourceTree) bool {
 		return counterText(tr) != before && counterText(tr) != ""
 	})
 }
 
-func fieldText(tr *scene.Tree) string {
+func fieldText(tr *sourceTree) string {
 	if n := find(tr.Root, byID("note")); n != nil {
 		return n.Text
 	}
@@ -209,15 +205,15 @@ func inputText(t *testing.T, d device.Driver) {
 	tr := fresh(t, d)
 	field := find(tr.Root, byID("note"))
 	must(t, "Tap the field", d.Tap(ctx, center(field)))
-	waitFor(t, d, "the field to take focus", func(tr *scene.Tree) bool {
+	waitFor(t, d, "the field to take focus", func(tr *sourceTree) bool {
 		n := find(tr.Root, byID("note"))
 		return n != nil && n.Focused
 	})
 	ascii := `it's 100%sure & "quoted" $HOME`
 	must(t, "InputText ASCII", d.InputText(ctx, ascii))
-	waitFor(t, d, "the field to read "+ascii, func(tr *scene.Tree) bool { return fieldText(tr) == ascii })
+	waitFor(t, d, "the field to read "+ascii, func(tr *sourceTree) bool { return fieldText(tr) == ascii })
 	must(t, "InputText non-ASCII", d.InputText(ctx, " 你好"))
-	waitFor(t, d, "the field to end in 你好", func(tr *scene.Tree) bool { return fieldText(tr) == ascii+" 你好" })
+	waitFor(t, d, "the field to end in 你好", func(tr *sourceTree) bool { return fieldText(tr) == ascii+" 你好" })
 }
 
 func keys(t *testing.T, d device.Driver) {
@@ -228,9 +224,9 @@ func keys(t *testing.T, d device.Driver) {
 		t.Fatal("no row in the list")
 	}
 	must(t, "Tap a row", d.Tap(ctx, center(row)))
-	waitFor(t, d, "the detail screen", func(tr *scene.Tree) bool { return find(tr.Root, byID("picked")) != nil })
+	waitFor(t, d, "the detail screen", func(tr *sourceTree) bool { return find(tr.Root, byID("picked")) != nil })
 	must(t, "PressKey back", d.PressKey(ctx, device.KeyBack))
-	waitFor(t, d, "the list after back", func(tr *scene.Tree) bool {
+	waitFor(t, d, "the list after back", func(tr *sourceTree) bool {
 		return find(tr.Root, byID("rows")) != nil && find(tr.Root, byID("picked")) == nil
 	})
 	must(t, "PressKey home", d.PressKey(ctx, device.KeyHome))
@@ -240,12 +236,12 @@ func keys(t *testing.T, d device.Driver) {
 }
 
 // firstRow is the text of the topmost row on screen.
-func firstRow(tr *scene.Tree) string {
+func firstRow(tr *sourceTree) string {
 	if n := find(tr.Root, byID("row")); n != nil {
 		if n.Text != "" {
 			return n.Text
 		}
-		if c := find(n, func(c *scene.Node) bool { return c.Text != "" }); c != nil {
+		if c := find(n, func(c *node) bool { return c.Text != "" }); c != nil {
 			return c.Text
 		}
 	}
@@ -263,7 +259,7 @@ func swipeScrolls(t *testing.T, d device.Driver) {
 	x := (b.X0 + b.X1) / 2
 	h := b.Y1 - b.Y0
 	must(t, "Swipe", d.Swipe(ctxFor(t), device.Point{X: x, Y: b.Y1 - h/10}, device.Point{X: x, Y: b.Y0 + h/10}, 300*time.Millisecond))
-	waitFor(t, d, "the list to scroll past "+before, func(tr *scene.Tree) bool {
+	waitFor(t, d, "the list to scroll past "+before, func(tr *sourceTree) bool {
 		f := firstRow(tr)
 		return f != "" && f != before
 	})
@@ -285,7 +281,7 @@ func lockUnlock(t *testing.T, d device.Driver) {
 		t.Fatalf("a tap on the locked screen reached the app: counter %q, was %q", got, before)
 	}
 	must(t, "Tap after unlock", d.Tap(ctx, counter))
-	waitFor(t, d, "the counter to change after unlock", func(tr *scene.Tree) bool { return counterText(tr) != before })
+	waitFor(t, d, "the counter to change after unlock", func(tr *sourceTree) bool { return counterText(tr) != before })
 }
 
 // promptly bounds how long a call may run on a cancelled context.

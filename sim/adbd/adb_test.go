@@ -1,7 +1,6 @@
 package adbd
 
 import (
-	"archive/zip"
 	"bytes"
 	"crypto/rand"
 	"encoding/xml"
@@ -112,7 +111,7 @@ func TestRealADB(t *testing.T) {
 	})
 	t.Run("install registers a package", func(t *testing.T) {
 		apk := filepath.Join(t.TempDir(), "hello.apk")
-		os.WriteFile(apk, testAPK(t, "org.example.hello", "Hello"), 0o644)
+		os.WriteFile(apk, adbdtest.APK(t, "org.example.hello", "Hello"), 0o644)
 		out := string(adb.Must("-s", serial, "install", apk))
 		if !strings.Contains(out, "Success") {
 			t.Fatalf("adb install = %q", out)
@@ -170,29 +169,4 @@ func dumpButton(t *testing.T, out []byte) string {
 	}
 	t.Fatalf("no counter in %s", out)
 	return ""
-}
-
-// testAPK builds a minimal APK: a zip with a text AndroidManifest.xml.
-func testAPK(t *testing.T, pkg, label string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, _ := zw.Create("AndroidManifest.xml")
-	w.Write([]byte(`<?xml version="1.0" encoding="utf-8"?>
-<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="` + pkg + `" android:versionName="1.2">
-  <application android:label="` + label + `">
-    <activity android:name=".MainActivity" android:exported="true">
-      <intent-filter>
-        <action android:name="android.intent.action.MAIN"/>
-        <category android:name="android.intent.category.LAUNCHER"/>
-      </intent-filter>
-    </activity>
-  </application>
-</manifest>`))
-	w, _ = zw.Create("classes.dex")
-	w.Write(make([]byte, 1024))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }

@@ -8,6 +8,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
 
 // axmlAttr is an attribute of the binary XML the encoder below writes:
@@ -141,7 +143,7 @@ func TestParseAPK(t *testing.T) {
 	}{
 		"binary manifest": {zipWith(t, "AndroidManifest.xml", axmlSample()),
 			Package{Name: "com.example.bin", Label: "二进制", Version: "3.1", LauncherActivity: "com.example.bin.Main", Debuggable: true}},
-		"text manifest": {testAPK(t, "org.example.txt", "Text"),
+		"text manifest": {adbdtest.APK(t, "org.example.txt", "Text"),
 			Package{Name: "org.example.txt", Label: "Text", Version: "1.2", LauncherActivity: ".MainActivity"}},
 	}
 	for name, tt := range tests {
