@@ -75,7 +75,9 @@ type Options struct {
 	Engine ocr.Engine
 	// Scene tunes the Scenes built from the UI source.
 	Scene *scene.Options
-	Log   *slog.Logger
+	// Timing paces Settle and Poll.
+	Timing Timing
+	Log    *slog.Logger
 }
 
 // Perceiver observes one device and keeps what it learns about the tree's
