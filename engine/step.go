@@ -67,8 +67,11 @@ type Record struct {
 	// Skipped says why an optional step did not run.
 	Skipped string
 
-	Started              time.Time
-	Duration, DeviceTime time.Duration
+	Started time.Time
+	// Duration is the step's wall time; DeviceTime the part spent in
+	// device calls, Waited the part spent waiting between observations on
+	// purpose (settling, waiting for a target). The rest is Apex's own.
+	Duration, DeviceTime, Waited time.Duration
 
 	// Before is the screen the step acted on (observed when the step
 	// found its target, with a screenshot of that moment); After is the
@@ -105,7 +108,7 @@ func (f RecorderFunc) Step(ctx context.Context, r *Record) error { return f(ctx,
 // failed step.
 func (s *Session) Run(ctx context.Context, st Step) *Record {
 	r := &Record{Task: st.Task, Name: st.Name, Call: st.Call, Expect: st.Expect, Started: time.Now()}
-	dev0 := s.timed.Spent()
+	dev0, wait0 := s.timed.Spent(), s.p.Waited()
 	r.Err = s.run(ctx, st, r)
 	switch {
 	case r.Err != nil:
@@ -123,6 +126,7 @@ func (s *Session) Run(ctx context.Context, st Step) *Record {
 	}
 	r.Duration = time.Since(r.Started)
 	r.DeviceTime = s.timed.Spent() - dev0
+	r.Waited = s.p.Waited() - wait0
 	if s.opts.Recorder != nil {
 		if err := s.opts.Recorder.Step(context.WithoutCancel(ctx), r); err != nil {
 			s.log.Error("engine: record step", "step", r.Name, "err", err)

@@ -38,15 +38,16 @@ func (t Timing) WithDefaults() Timing {
 // trusted).
 func (p *Perceiver) Settle(ctx context.Context) (*Screen, error) {
 	t := p.opts.Timing.WithDefaults()
-	prev, err := p.Observe(ctx)
-	if err != nil {
-		return nil, err
-	}
 	tick := time.NewTicker(t.SettleInterval)
 	defer tick.Stop()
 	deadline := time.NewTimer(t.SettleTimeout)
 	defer deadline.Stop()
+	prev, err := p.Observe(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for {
+		waited := time.Now()
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -55,6 +56,7 @@ func (p *Perceiver) Settle(ctx context.Context) (*Screen, error) {
 			return prev, p.perceived(ctx, prev)
 		case <-tick.C:
 		}
+		p.waited.Add(int64(time.Since(waited)))
 		cur, err := p.Observe(ctx)
 		if err != nil {
 			return nil, err
@@ -66,6 +68,11 @@ func (p *Perceiver) Settle(ctx context.Context) (*Screen, error) {
 		prev = cur
 	}
 }
+
+// Waited is the time Settle and Poll have spent waiting between
+// observations, on purpose: to see the screen stay the same, or give a
+// target time to appear.
+func (p *Perceiver) Waited() time.Duration { return time.Duration(p.waited.Load()) }
 
 // Look observes once and perceives what it saw.
 func (p *Perceiver) Look(ctx context.Context) (*Screen, error) {
@@ -107,6 +114,7 @@ func (p *Perceiver) Poll(ctx context.Context, first *Screen, timeout time.Durati
 	tick := time.NewTicker(p.opts.Timing.WithDefaults().PollInterval)
 	defer tick.Stop()
 	for {
+		waited := time.Now()
 		select {
 		case <-ctx.Done():
 			return cur, false, ctx.Err()
@@ -114,6 +122,7 @@ func (p *Perceiver) Poll(ctx context.Context, first *Screen, timeout time.Durati
 			return cur, false, nil
 		case <-tick.C:
 		}
+		p.waited.Add(int64(time.Since(waited)))
 		next, err := p.Look(ctx)
 		if err != nil {
 			return cur, false, err
