@@ -177,7 +177,7 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// MCP host (Claude, Cursor, …) starts its own.
 	lockDir := filepath.Join(os.TempDir(), "apex-mcp-leases")
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lockDir,
-		Log: env.Log, Version: Version, AI: ai, OCR: engine, OCRMode: mode})
+		Log: env.Log, Version: Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the

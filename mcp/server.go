@@ -12,7 +12,6 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -69,13 +68,11 @@ type Options struct {
 	LockDir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// OCR reads screenshots where the UI tree cannot be trusted (an
-	// *ocr.Lazy shares one Tesseract between leases); nil starts one per
-	// lease on first need.
-	OCR ocr.Engine
-	// OCRMode is when observations read pixels: perceive.Auto (when the
-	// tree cannot be trusted), perceive.Always or perceive.Off.
-	OCRMode perceive.Mode
+	// Perception is how leased devices are observed: when OCR reads
+	// pixels (perceive.Auto: when the tree cannot be trusted), the OCR
+	// engine (an *ocr.Lazy shares one Tesseract between leases; nil starts
+	// one per lease on first need), Scene options and timing.
+	Perception perceive.Options
 	// Log receives debug records; nil discards.
 	Log *slog.Logger
 	// Version is reported to clients.
