@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/perceive"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,7 +57,7 @@ type Options struct {
 	// platform; nil means Android's and iOS's.
 	Spaces []*action.Space
 	// AI answers act, assert and query; nil makes them say what is missing.
-	AI AI
+	AI agent.AI
 	// Policy limits the tools; empty means Standard.
 	Policy Policy
 	// IdleTimeout ends a lease after this long without a tool call on its

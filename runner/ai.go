@@ -12,22 +12,6 @@ import (
 	"github.com/apexagent/apex/script"
 )
 
-// AI runs the steps only a model, or the agent's offline rule planner, can
-// run: aiAct (ai, aiAction), aiAssert, aiWaitFor, the queries (aiQuery,
-// aiBoolean, aiNumber, aiString, aiAsk), and the targeted steps (aiTap,
-// aiInput, …) whose target the locator rules cannot find. *agent.Runtime
-// implements it. Implementations must be safe for concurrent use.
-type AI interface {
-	Act(ctx context.Context, t agent.Task) (*agent.Result, error)
-	Assert(ctx context.Context, t agent.Task) (*agent.Verdict, error)
-	Query(ctx context.Context, t agent.Task, kind string) (any, error)
-	// Offline reports that no model is configured: only goals in the
-	// controlled language can run.
-	Offline() bool
-}
-
-var _ AI = (*agent.Runtime)(nil)
-
 // compileAI compiles the steps only the AI runtime runs: aiAct, aiAssert,
 // aiWaitFor and the queries. Targeted steps (aiTap, …) try the locator
 // rules first (targeted); other ai* steps are deterministic.

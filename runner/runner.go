@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/perceive"
@@ -46,9 +47,10 @@ type Options struct {
 	// goroutine running the script).
 	OnStep func(Progress)
 	// AI runs the steps that need a model or the controlled-language
-	// planner (an *agent.Runtime); nil leaves them failing with
-	// agent.ErrNeedsModel.
-	AI AI
+	// planner (an *agent.Runtime): aiAct, aiAssert, aiWaitFor, the queries,
+	// and targeted steps (aiTap, …) whose target the locator rules cannot
+	// find; nil leaves them failing with agent.ErrNeedsModel.
+	AI agent.AI
 }
 
 // Progress reports one finished step.

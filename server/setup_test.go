@@ -21,7 +21,7 @@ func setupOf(t *testing.T, targets func(context.Context) ([]device.Target, error
 			return nil, device.Target{}, nil, errors.New("not in this test")
 		},
 		Targets: targets,
-		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (server.Agent, error) {
+		NewAgent: func(_ server.ModelSettings, on func(agent.Event)) (agent.AI, error) {
 			return agent.New(agent.Config{OnEvent: on})
 		},
 	})
