@@ -93,7 +93,7 @@ var (
 	DoubleTap = Define("DoubleTap", "Tap an element twice quickly (zoom, like, select a word).",
 		func(ctx context.Context, env *Env, p *TapParams) error {
 			pt := p.Locate.Target().Point
-			if d, ok := env.Driver.(DoubleTapper); ok {
+			if d, ok := extension[DoubleTapper](env.Driver); ok {
 				return d.DoubleTap(ctx, pt)
 			}
 			if err := env.Driver.Tap(ctx, pt); err != nil {
@@ -186,7 +186,7 @@ func focus(ctx context.Context, env *Env, l *Locator) (*scene.Element, error) {
 // otherwise by pressing delete once per character of the field's known
 // text, or defaultClearPresses times when the text is unknown.
 func clearField(ctx context.Context, env *Env, el *scene.Element) error {
-	if c, ok := env.Driver.(TextClearer); ok {
+	if c, ok := extension[TextClearer](env.Driver); ok {
 		return c.ClearText(ctx)
 	}
 	n := defaultClearPresses
@@ -199,4 +199,27 @@ func clearField(ctx context.Context, env *Env, el *scene.Element) error {
 		}
 	}
 	return nil
+}
+
+// Wrapper is a Driver that adds to another one (counting device time,
+// logging) without itself implementing the optional extensions of the
+// driver it wraps; the actions look for extensions through it.
+type Wrapper interface {
+	Unwrap() device.Driver
+}
+
+// extension finds the optional extension T on d or on a driver d wraps.
+func extension[T any](d device.Driver) (T, bool) {
+	for d != nil {
+		if t, ok := d.(T); ok {
+			return t, true
+		}
+		w, ok := d.(Wrapper)
+		if !ok {
+			break
+		}
+		d = w.Unwrap()
+	}
+	var zero T
+	return zero, false
 }

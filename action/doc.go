@@ -17,7 +17,7 @@
 //	  ClearInput(locate?)                  empty a field
 //	  Scroll(direction?, distance?, locate?, untilVisible?)
 //	                                       swipe to reveal content; untilVisible scrolls at most
-//	                                       MaxScrolls times until the Resolver finds it
+//	                                       maxScrolls (10) times until the Resolver finds it
 //	  Swipe(from|start, to|end, duration?) swipe between elements or points
 //	  DragAndDrop(from, to, duration?)     slow swipe from one element onto another
 //	  KeyboardPress(keyName, locate?)      a key, by any name device.ParseKey reads

@@ -9,8 +9,8 @@ import (
 	"github.com/apexagent/apex/device"
 )
 
-// MaxScrolls bounds Scroll with untilVisible: it swipes at most this many
-// times before giving up.
+// MaxScrolls is how many times Scroll with untilVisible swipes before
+// giving up, unless its maxScrolls param says otherwise.
 const MaxScrolls = 10
 
 const (
@@ -23,7 +23,8 @@ type (
 		Direction    string   `json:"direction,omitempty" jsonschema:"which content to reveal: down shows what is below (the finger moves up)" enum:"down,up,left,right" default:"down"`
 		Distance     Distance `json:"distance,omitzero" jsonschema:"how far: pixels, or screen (the default) or half"`
 		Locate       *Locator `json:"locate,omitempty" jsonschema:"the scrollable element (list, page) to scroll in; the whole screen when left out"`
-		UntilVisible *Locator `json:"untilVisible,omitempty" jsonschema:"keep scrolling until this element is on screen (at most 10 swipes)" locator:"deferred"`
+		UntilVisible *Locator `json:"untilVisible,omitempty" jsonschema:"keep scrolling until this element is on screen" locator:"deferred"`
+		MaxScrolls   int      `json:"maxScrolls,omitempty" jsonschema:"with untilVisible: give up after this many swipes" default:"10" minimum:"1" maximum:"100"`
 	}
 	SwipeParams struct {
 		From     *Locator      `json:"from,omitempty" jsonschema:"the element the finger starts on"`
@@ -96,7 +97,7 @@ var (
 	DragAndDrop = Define("DragAndDrop", "Drag an element and drop it onto another.",
 		func(ctx context.Context, env *Env, p *DragAndDropParams) error {
 			from, to, d := p.From.Target().Point, p.To.Target().Point, time.Duration(p.Duration)*time.Millisecond
-			if dr, ok := env.Driver.(Dragger); ok {
+			if dr, ok := extension[Dragger](env.Driver); ok {
 				return dr.Drag(ctx, from, to, d)
 			}
 			return env.Driver.Swipe(ctx, from, to, d)
@@ -104,7 +105,7 @@ var (
 )
 
 // scrollUntilVisible looks for the target, swipes, and looks again, at most
-// MaxScrolls times. Only "not found" keeps it going: any other resolver
+// p.MaxScrolls times. Only "not found" keeps it going: any other resolver
 // error means the screen cannot be read, and scrolling blind would not help.
 func scrollUntilVisible(ctx context.Context, env *Env, p *ScrollParams, strokes []stroke) error {
 	want := p.UntilVisible
@@ -121,8 +122,8 @@ func scrollUntilVisible(ctx context.Context, env *Env, p *ScrollParams, strokes 
 		if !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("look for %s: %w", want, err)
 		}
-		if swipes == MaxScrolls {
-			return fmt.Errorf("%s still not visible after %d scrolls %s: check the direction, or that it exists: %w", want, MaxScrolls, p.Direction, err)
+		if swipes == p.MaxScrolls {
+			return fmt.Errorf("%s still not visible after %d scrolls %s: check the direction, or that it exists: %w", want, p.MaxScrolls, p.Direction, err)
 		}
 		if err := swipeAll(ctx, env, strokes, scrollDuration); err != nil {
 			return err

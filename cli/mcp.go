@@ -177,12 +177,12 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// host (Claude, Cursor, …) starts its own apex mcp, and apex act, run,
 	// do and playground lease devices in the same directory.
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lease.DefaultDir(),
-		Log: env.Log, Version: Version, AI: ai, OCR: engine, OCRMode: mode})
+		Log: env.Log, Version: Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the
 // config file and environment, or the offline rule planner without them.
-func mcpAI(env *Env, file string, engine ocr.Engine, mode perceive.Mode) (mcp.AI, error) {
+func mcpAI(env *Env, file string, engine ocr.Engine, mode perceive.Mode) (agent.AI, error) {
 	cfg, err := llm.LoadConfig(file, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
@@ -195,5 +195,5 @@ func mcpAI(env *Env, file string, engine ocr.Engine, mode perceive.Mode) (mcp.AI
 	if err != nil {
 		return nil, err
 	}
-	return mcp.Agent(rt), nil
+	return rt, nil
 }

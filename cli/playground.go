@@ -151,7 +151,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundBlocked(ctx, env)
 		},
-		NewAgent: func(m server.ModelSettings, onEvent func(event.Event)) (server.Agent, error) {
+		NewAgent: func(m server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)
 			if err != nil {
 				return nil, err

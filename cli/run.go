@@ -241,20 +241,18 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 		ro = *opts.Runner
 	}
 	ro.Store, ro.Device, ro.Log = st, target.ID, env.Log
-	if opts.OCR != "auto" {
-		ro.OCRMode = opts.OCR
-	}
+	mode, _ := perceive.ParseMode(opts.OCR) // checked in runRun
+	ro.Perception.Mode = mode
 	// ai* steps run on the AI runtime, with the replay cache beside the
 	// script (written only when a step is resolved and succeeds).
 	cache, err := agent.OpenCache(ctx, agent.CachePath(j.file), st)
 	if err != nil {
 		return nil, "", err
 	}
-	mode, _ := perceive.ParseMode(opts.OCR) // checked in runRun
-	if ro.OCR == nil {
-		ro.OCR = opts.ocr
+	if ro.Perception.Engine == nil {
+		ro.Perception.Engine = opts.ocr
 	}
-	rt, err := agentFor(env, opts.model, cache, nil, mode, ro.OCR)
+	rt, err := agentFor(env, opts.model, cache, nil, mode, ro.Perception.Engine)
 	if err != nil {
 		return nil, "", err
 	}

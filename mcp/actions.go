@@ -3,12 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/engine"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -136,7 +138,7 @@ func (s *Server) toolNames(sp *action.Space) []string {
 // arguments as the action's params.
 func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		dev, params, err := splitDevice(req.Params.Arguments)
+		dev, raw, err := splitDevice(req.Params.Arguments)
 		if err != nil {
 			return failed(fmt.Errorf("%s: %w", at.name, err)), nil
 		}
@@ -149,15 +151,36 @@ func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 		if !ok {
 			return failed(fmt.Errorf("%s is not an action of %s devices (%s is %s); its actions: %s", at.name, l.target.Platform, l.target.ID, l.target.Platform, strings.Join(s.toolNames(l.space), ", "))), nil
 		}
-		r := &resolver{l: l}
-		env := &action.Env{Driver: l.driver, Resolver: r, Log: s.opts.Log}
-		if err := a.Run(ctx, env, params); err != nil {
+		params, err := a.Decode(raw)
+		if err != nil {
+			return failed(fmt.Errorf("%s on %s: %w", at.name, l.target.ID, err)), nil
+		}
+		call := action.Call{Action: a, Params: params}
+		written, err := pinObserved(ctx, l, call)
+		if err != nil {
+			return failed(fmt.Errorf("%s on %s: %w", at.name, l.target.ID, err)), nil
+		}
+		rec := l.sess.Run(ctx, engine.Step{Call: call, Name: at.name})
+		if rec.Err != nil {
+			err := rec.Err
+			// The error may list elements by id; those are the screen's
+			// now, which ids in later calls do not refer to until the
+			// next observe.
+			if rec.Before != nil && (l.scene == nil || l.scene.Fingerprint() != rec.Before.FP) && errors.Is(err, action.ErrNotFound) {
+				err = fmt.Errorf("%w (ids here are of the screen now: call observe before using them)", err)
+			}
 			return failed(fmt.Errorf("%s on %s: %w", at.name, l.target.ID, err)), nil
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s done on %s", at.name, l.target.ID)
-		if len(r.found) > 0 {
-			fmt.Fprintf(&b, ": %s", strings.Join(r.found, "; "))
+		var found []string
+		for _, ref := range rec.Call.Locators() {
+			if ref.Locator.Resolved() {
+				found = append(found, targetText(written[ref.Name], ref.Locator.Target()))
+			}
+		}
+		if len(found) > 0 {
+			fmt.Fprintf(&b, ": %s", strings.Join(found, "; "))
 		}
 		b.WriteString(". Call observe (or scene_diff) to see the screen now.\n")
 		return text(b.String()), nil

@@ -15,7 +15,7 @@ func TestAgentOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, id, c := openSim(t, mcp.Options{AI: mcp.Agent(rt)})
+	l, id, c := openSim(t, mcp.Options{AI: rt})
 	if out := c.ok("assert", map[string]any{"device": id, "assertion": `"Settings" exists`}); !strings.Contains(out, `"pass": true`) {
 		t.Errorf("assert on the launcher: %s", out)
 	}

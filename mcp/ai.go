@@ -7,49 +7,28 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apexagent/apex/action"
-	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/agent"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// AI answers the act, assert and query tools: Apex's AI runtime (package
-// agent) through a small adapter, or the offline rule planner behind it
-// when no model is configured. Implementations must be safe for concurrent
-// use; the server calls at most one method at a time per device.
-type AI interface {
-	// Act carries out a natural-language goal on the device.
-	Act(ctx context.Context, t Task) (*Outcome, error)
-	// Assert checks that t.Goal holds on the device now.
-	Assert(ctx context.Context, t Task) (*Verdict, error)
-	// Query answers t.Goal about the screen; kind is "", "boolean",
-	// "number" or "string".
-	Query(ctx context.Context, t Task, kind string) (any, error)
-}
-
-// Task is what an AI call works on.
-type Task struct {
-	Goal     string
-	Driver   device.Driver
-	DeviceID string
-	Space    *action.Space
-}
-
-// Outcome is how an act ended.
+// Outcome is how an act ended, as the act tool answers it.
 type Outcome struct {
 	Status  string   `json:"status"` // done, failed, review_required, canceled
 	Summary string   `json:"summary"`
 	Reason  string   `json:"reason,omitempty"` // why it did not finish
 	Steps   int      `json:"steps"`
 	Log     []string `json:"log,omitempty"` // one line per step
+	// RunID is the run recorded for the task (apex report RUN-ID), when
+	// the server records runs.
+	RunID string `json:"run_id,omitempty"`
 }
 
-// Verdict is an assertion's answer. Review marks a verdict too uncertain to
-// trust without a person.
-type Verdict struct {
-	Pass       bool    `json:"pass"`
-	Confidence float64 `json:"confidence"`
-	Evidence   string  `json:"evidence"`
-	Review     bool    `json:"review,omitempty"`
+func outcome(r *agent.Result) *Outcome {
+	out := &Outcome{Status: r.Status, Summary: r.Summary, Reason: r.Reason, Steps: len(r.Steps)}
+	for _, s := range r.Steps {
+		out.Log = append(out.Log, fmt.Sprintf("%d. %s: %s (%s)", s.ID, s.Step, s.Status, s.Summary))
+	}
+	return out
 }
 
 // ErrNoAI is what the AI tools return when the server has no AI runtime.
@@ -83,22 +62,25 @@ func (s *Server) addAITools() {
 		s.query)
 }
 
-func (s *Server) aiTask(req *sdk.CallToolRequest, dev, goal, what string) (*lease, Task, error) {
+func (s *Server) aiTask(req *sdk.CallToolRequest, dev, goal, what string) (*lease, agent.Task, error) {
 	if strings.TrimSpace(goal) == "" {
-		return nil, Task{}, fmt.Errorf("%s is required", what)
+		return nil, agent.Task{}, fmt.Errorf("%s is required", what)
 	}
 	if s.opts.AI == nil {
 		if _, err := s.held(req.Session, dev); err != nil {
-			return nil, Task{}, err
+			return nil, agent.Task{}, err
 		}
-		return nil, Task{}, ErrNoAI
+		return nil, agent.Task{}, ErrNoAI
 	}
-	// The lease stays locked for the whole task; the caller unlocks.
+	// The lease stays locked for the whole task; the caller unlocks. The
+	// runtime drives the device itself: the lease's session observes
+	// afresh after it.
 	l, err := s.acquire(req.Session, dev)
 	if err != nil {
-		return nil, Task{}, err
+		return nil, agent.Task{}, err
 	}
-	return l, Task{Goal: goal, Driver: l.driver, DeviceID: l.target.ID, Space: l.space}, nil
+	l.sess.Forget()
+	return l, agent.Task{Goal: goal, Driver: l.driver, DeviceID: l.target.ID, Space: l.space}, nil
 }
 
 func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*sdk.CallToolResult, any, error) {
@@ -107,10 +89,11 @@ func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*s
 		return nil, nil, err
 	}
 	defer s.release(l)
-	out, err := s.opts.AI.Act(ctx, t)
+	r, err := s.opts.AI.Act(ctx, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act on %s: %w", t.DeviceID, err)
 	}
+	out := outcome(r)
 	res, _, err := jsonResult(out)
 	// A goal that did not get done is an error the model should see as one.
 	if res != nil && out.Status != "done" {

@@ -11,10 +11,14 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	devlease "github.com/apexagent/apex/device/lease"
-	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/scene"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// findTimeout is how long an action tool waits for its target to show: a
+// model names what it saw, which may still be loading.
+const findTimeout = 2 * time.Second
 
 // errInUse is what a session gets for a device another session leased.
 var errInUse = errors.New("is in use by another session")
@@ -26,14 +30,14 @@ type lease struct {
 	mu     sync.Mutex
 	target device.Target
 	driver device.Driver
-	// percept reads the screen: the tree, with OCR where it cannot be
-	// trusted. Guarded by mu, like scene.
-	percept *perceive.Perceiver
-	owner   *sdk.ServerSession
-	space   *action.Space
-	hold    *devlease.Lease // the cross-process lease, if any
-	ready   chan struct{}   // closed once driver is set (or opening failed)
-	err     error           // why opening failed
+	// sess runs the device's steps and observes its screen (the tree,
+	// with OCR where it cannot be trusted). Guarded by mu, like scene.
+	sess  *engine.Session
+	owner *sdk.ServerSession
+	space *action.Space
+	hold  *devlease.Lease // the cross-process lease, if any
+	ready chan struct{}   // closed once driver is set (or opening failed)
+	err   error           // why opening failed
 
 	// Guarded by Server.mu.
 	last time.Time
@@ -46,7 +50,7 @@ type lease struct {
 func (l *lease) close() {
 	<-l.ready
 	if l.driver != nil {
-		l.percept.Close()
+		l.sess.Close()
 		l.driver.Close()
 	}
 	l.hold.Release()
@@ -125,7 +129,8 @@ func (s *Server) open(ctx context.Context, ss *sdk.ServerSession, query string) 
 		s.drop(l)
 		return nil, false, fmt.Errorf("open %s: %w", t.ID, err)
 	}
-	l.driver, l.percept = d, perceive.New(d, &perceive.Options{Mode: s.opts.OCRMode, Engine: s.opts.OCR, Log: s.opts.Log})
+	l.driver = d
+	l.sess = engine.New(d, &engine.Options{Space: l.space, Perception: s.opts.Perception, FindTimeout: findTimeout, Log: s.opts.Log})
 	close(l.ready)
 	return l, true, nil
 }

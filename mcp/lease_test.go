@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/mcp"
 )
 
@@ -181,11 +182,11 @@ type slowAI struct {
 	advance         func()
 }
 
-func (s slowAI) Act(ctx context.Context, t mcp.Task) (*mcp.Outcome, error) {
+func (s slowAI) Act(ctx context.Context, t agent.Task) (*agent.Result, error) {
 	s.advance()
 	close(s.started)
 	<-s.finish
-	return &mcp.Outcome{Status: "done", Summary: "slow"}, nil
+	return &agent.Result{Status: "done", Summary: "slow"}, nil
 }
 
 // TestLeaseLeavesNoFile: a lease released cleanly removes its lock file,

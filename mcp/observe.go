@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +45,7 @@ func (s *Server) observe(ctx context.Context, req *sdk.CallToolRequest, in obser
 		return nil, nil, err
 	}
 	defer s.release(l)
-	sc, err := observeScene(ctx, l, in.Budget, false)
+	sc, err := observeScene(ctx, l, in.Budget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +70,7 @@ func (s *Server) sceneDiff(ctx context.Context, req *sdk.CallToolRequest, in dev
 	if l.scene == nil {
 		return nil, nil, fmt.Errorf("no observation of %s yet: call observe first", l.target.ID)
 	}
-	sc, err := observeScene(ctx, l, l.scene.Budget, false)
+	sc, err := observeScene(ctx, l, l.scene.Budget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,19 +81,12 @@ func (s *Server) sceneDiff(ctx context.Context, req *sdk.CallToolRequest, in dev
 
 // observeScene reads the leased device's screen into a Scene within
 // budget bytes (0: the default): the UI tree, with OCR of the screenshot
-// fused in where the tree cannot be trusted. With acting set, an action is
-// about to run on this screen, so a tree that does not change after it is
-// suspected of being stale. Callers hold l.mu.
-func observeScene(ctx context.Context, l *lease, budget int, acting bool) (*scene.Scene, error) {
-	s, err := l.percept.Observe(ctx)
+// fused in where the tree cannot be trusted. The next action starts from
+// this screen while the device still shows it. Callers hold l.mu.
+func observeScene(ctx context.Context, l *lease, budget int) (*scene.Scene, error) {
+	s, err := l.sess.Look(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the screen: %w", err)
-	}
-	if err := l.percept.Perceive(ctx, s); err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if acting {
-		l.percept.ActedOn(s)
 	}
 	sc := *s.Scene
 	sc.Budget = budget
@@ -154,43 +148,49 @@ func refersToObservation(loc action.Locator) (string, bool) {
 	return "", false
 }
 
-// resolver finds locators for an action tool. An element id (e7) refers to
-// the last observation, provided the screen still shows that element where
-// it was (other changes, like text typed elsewhere, do not matter); text
-// and descriptions are found on a fresh observation. Every target found is
-// recorded so the tool can say what it acted on.
-type resolver struct {
-	l     *lease
-	found []string
-}
-
-func (r *resolver) Resolve(ctx context.Context, loc action.Locator) (action.Target, error) {
-	fresh, err := observeScene(ctx, r.l, 0, true)
-	if err != nil {
-		return action.Target{}, err
-	}
-	var t action.Target
-	if id, ok := refersToObservation(loc); ok {
-		last := r.l.scene
+// pinObserved makes the locators of c that name an element of the last
+// observation (e7) point at that element, provided the screen still shows
+// it where it was (other changes, like text typed elsewhere, do not
+// matter): ids refer to the observation the model read, not to the screen
+// the step will observe. Text and descriptions are found on the screen
+// now. It returns how each locator was written, for the answer.
+func pinObserved(ctx context.Context, l *lease, c action.Call) (map[string]string, error) {
+	written := map[string]string{}
+	var fresh *scene.Scene
+	for _, ref := range c.Locators() {
+		if ref.Locator == nil {
+			continue
+		}
+		written[ref.Name] = ref.Locator.String()
+		id, ok := refersToObservation(*ref.Locator)
+		if !ok {
+			continue
+		}
+		last := l.scene
 		if last == nil {
-			return action.Target{}, fmt.Errorf("%s is an element id, but %s has not been observed yet: call observe and use an id from it: %w", id, r.l.target.ID, action.ErrNotFound)
+			return nil, fmt.Errorf("%s is an element id, but %s has not been observed yet: call observe and use an id from it: %w", id, l.target.ID, action.ErrNotFound)
 		}
-		if t, err = locate.New(last).Resolve(ctx, loc); err != nil {
-			return t, err
+		e, err := locate.Find(last, *ref.Locator)
+		if err != nil {
+			return nil, err
 		}
-		if t.Element == nil || !onScreen(fresh, *t.Element) {
-			return action.Target{}, fmt.Errorf("%s of the last observation is no longer on screen (the screen changed): call observe (or scene_diff) and use a current id: %w", id, action.ErrNotFound)
+		if fresh == nil {
+			sc, err := l.sess.Look(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("read the screen: %w", err)
+			}
+			fresh = sc.Scene
 		}
-	} else if t, err = locate.New(fresh).Resolve(ctx, loc); err != nil {
-		// The error may list elements by id; those are the current screen's,
-		// which ids in later calls do not refer to until the next observe.
-		if last := r.l.scene; last == nil || last.Fingerprint() != fresh.Fingerprint() {
-			err = fmt.Errorf("%w (ids here are of the screen now: call observe before using them)", err)
+		if !onScreen(fresh, e) {
+			return nil, fmt.Errorf("%s of the last observation is no longer on screen (the screen changed): call observe (or scene_diff) and use a current id: %w", id, action.ErrNotFound)
 		}
-		return t, err
+		x, y := e.Bounds.Center()
+		pinned := action.Locator{Point: &device.Point{X: x, Y: y}}
+		if err := c.SetLocator(ref.Name, pinned); err != nil {
+			return nil, err
+		}
 	}
-	r.found = append(r.found, targetText(loc, t))
-	return t, nil
+	return written, nil
 }
 
 // onScreen reports whether s shows e: an element of the same kind, text
@@ -204,9 +204,9 @@ func onScreen(s *scene.Scene, e scene.Element) bool {
 	return false
 }
 
-func targetText(loc action.Locator, t action.Target) string {
+func targetText(written string, t action.Target) string {
 	if t.Element != nil {
-		return fmt.Sprintf("%s → %s at (%d, %d)", loc, elementLine(*t.Element), t.Point.X, t.Point.Y)
+		return fmt.Sprintf("%s → %s at (%d, %d)", written, elementLine(*t.Element), t.Point.X, t.Point.Y)
 	}
-	return fmt.Sprintf("%s → (%d, %d)", loc, t.Point.X, t.Point.Y)
+	return fmt.Sprintf("%s → (%d, %d)", written, t.Point.X, t.Point.Y)
 }

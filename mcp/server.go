@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -57,7 +57,7 @@ type Options struct {
 	// platform; nil means Android's and iOS's.
 	Spaces []*action.Space
 	// AI answers act, assert and query; nil makes them say what is missing.
-	AI AI
+	AI agent.AI
 	// Policy limits the tools; empty means Standard.
 	Policy Policy
 	// IdleTimeout ends a lease after this long without a tool call on its
@@ -70,13 +70,11 @@ type Options struct {
 	LockDir string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// OCR reads screenshots where the UI tree cannot be trusted (an
-	// *ocr.Lazy shares one Tesseract between leases); nil starts one per
-	// lease on first need.
-	OCR ocr.Engine
-	// OCRMode is when observations read pixels: perceive.Auto (when the
-	// tree cannot be trusted), perceive.Always or perceive.Off.
-	OCRMode perceive.Mode
+	// Perception is how leased devices are observed: when OCR reads
+	// pixels (perceive.Auto: when the tree cannot be trusted), the OCR
+	// engine (an *ocr.Lazy shares one Tesseract between leases; nil starts
+	// one per lease on first need), Scene options and timing.
+	Perception perceive.Options
 	// Log receives debug records; nil discards.
 	Log *slog.Logger
 	// Version is reported to clients.

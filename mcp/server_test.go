@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/sim/adbd/adbdtest"
 	"github.com/apexagent/apex/sim/lab"
@@ -250,24 +251,26 @@ func TestAIToolsWithoutRuntime(t *testing.T) {
 // the leased device and its space.
 type fakeAI struct{}
 
-func (fakeAI) Act(ctx context.Context, t mcp.Task) (*mcp.Outcome, error) {
+func (fakeAI) Act(ctx context.Context, t agent.Task) (*agent.Result, error) {
 	if t.Goal != "open the shop" {
 		return nil, errors.New("unknown goal")
 	}
 	if t.Space == nil || t.Space.Platform() != "android" {
 		return nil, errors.New("no android space")
 	}
-	return &mcp.Outcome{Status: "done", Summary: "opened on " + t.DeviceID, Steps: 1}, t.Driver.LaunchApp(ctx, "com.apex.shop")
+	return &agent.Result{Status: "done", Summary: "opened on " + t.DeviceID, Steps: []agent.StepResult{{ID: 1}}}, t.Driver.LaunchApp(ctx, "com.apex.shop")
 }
 
-func (fakeAI) Assert(ctx context.Context, t mcp.Task) (*mcp.Verdict, error) {
+func (fakeAI) Assert(ctx context.Context, t agent.Task) (*agent.Verdict, error) {
 	app, err := t.Driver.ForegroundApp(ctx)
-	return &mcp.Verdict{Pass: app == "com.apex.shop", Confidence: 1, Evidence: "foreground " + app}, err
+	return &agent.Verdict{Pass: app == "com.apex.shop", Confidence: 1, Evidence: "foreground " + app}, err
 }
 
-func (fakeAI) Query(ctx context.Context, t mcp.Task, kind string) (any, error) {
+func (fakeAI) Query(ctx context.Context, t agent.Task, kind string) (any, error) {
 	return kind, nil
 }
+
+func (fakeAI) Offline() bool { return true }
 
 func TestAITools(t *testing.T) {
 	l, hosts := simHosts(t, 1)

@@ -15,6 +15,7 @@ import (
 	_ "image/png"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/ocr"
@@ -75,7 +76,9 @@ type Options struct {
 	Engine ocr.Engine
 	// Scene tunes the Scenes built from the UI source.
 	Scene *scene.Options
-	Log   *slog.Logger
+	// Timing paces Settle and Poll.
+	Timing Timing
+	Log    *slog.Logger
 }
 
 // Perceiver observes one device and keeps what it learns about the tree's
@@ -91,6 +94,7 @@ type Perceiver struct {
 	failed  error          // starting Tesseract failed: do not try again
 	acted   *Screen        // the screen the last action was performed on
 	staleFP string         // a tree fingerprint known to be stale
+	waited  atomic.Int64   // nanoseconds Settle and Poll waited between observations
 }
 
 // New returns a Perceiver of d's screens.

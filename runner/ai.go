@@ -8,56 +8,48 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/script"
 )
 
-// AI runs the steps only a model, or the agent's offline rule planner, can
-// run: aiAct (ai, aiAction), aiAssert, aiWaitFor, the queries (aiQuery,
-// aiBoolean, aiNumber, aiString, aiAsk), and the targeted steps (aiTap,
-// aiInput, …) whose target the locator rules cannot find. *agent.Runtime
-// implements it. Implementations must be safe for concurrent use.
-type AI interface {
-	Act(ctx context.Context, t agent.Task) (*agent.Result, error)
-	Assert(ctx context.Context, t agent.Task) (*agent.Verdict, error)
-	Query(ctx context.Context, t agent.Task, kind string) (any, error)
-	// Offline reports that no model is configured: only goals in the
-	// controlled language can run.
-	Offline() bool
-}
-
-var _ AI = (*agent.Runtime)(nil)
-
-// exec runs one step: by the AI runtime when the step needs it and one is
-// configured, by rules otherwise (execRules).
-func (r *run) exec(ctx context.Context, st script.Step, before *screen, out *outcome) error {
-	if r.opts.AI == nil || !st.Kind.IsAI() {
-		return r.execRules(ctx, st, before, out)
+// compileAI compiles the steps only the AI runtime runs: aiAct, aiAssert,
+// aiWaitFor and the queries. Targeted steps (aiTap, …) try the locator
+// rules first (targeted); other ai* steps are deterministic.
+func (r *run) compileAI(st script.Step) (engine.Step, bool) {
+	custom := func(f func(ctx context.Context, s *engine.Session, rec *engine.Record) error) (engine.Step, bool) {
+		return engine.Step{Custom: f}, true
 	}
 	switch st.Kind {
 	case script.AIAct:
-		return r.aiAct(ctx, st, st.Prompt, out)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiAct(ctx, s, rec, st, st.Prompt)
+		})
 	case script.AIAssert:
-		return r.aiAssert(ctx, st, out)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiAssert(ctx, s, rec, st)
+		})
 	case script.AIWaitFor:
-		return r.aiWaitFor(ctx, st, out)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiWaitFor(ctx, s, rec, st)
+		})
 	case script.AIQuery, script.AIAsk:
-		return r.aiQuery(ctx, st, out, agent.QueryAny)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiQuery(ctx, s, rec, st, agent.QueryAny)
+		})
 	case script.AIBoolean:
-		return r.aiQuery(ctx, st, out, agent.QueryBoolean)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiQuery(ctx, s, rec, st, agent.QueryBoolean)
+		})
 	case script.AINumber:
-		return r.aiQuery(ctx, st, out, agent.QueryNumber)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiQuery(ctx, s, rec, st, agent.QueryNumber)
+		})
 	case script.AIString:
-		return r.aiQuery(ctx, st, out, agent.QueryString)
+		return custom(func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiQuery(ctx, s, rec, st, agent.QueryString)
+		})
 	}
-	err := r.execRules(ctx, st, before, out)
-	if !errors.Is(err, ErrNeedsModel) || r.opts.AI.Offline() {
-		return err
-	}
-	goal, ok := targetedGoal(st)
-	if !ok {
-		return err
-	}
-	return r.aiAct(ctx, st, goal, out)
+	return engine.Step{}, false
 }
 
 // targetedGoal writes a targeted ai step as a controlled-language goal, so
@@ -95,30 +87,26 @@ func targetedGoal(st script.Step) (string, bool) {
 	return "", false
 }
 
-func (r *run) task(goal string) agent.Task {
-	return agent.Task{Goal: goal, Driver: r.raw, DeviceID: r.opts.Device, Space: r.space, Store: r.store, RunID: r.runID}
+func (r *run) task(s *engine.Session, goal string) agent.Task {
+	return agent.Task{Goal: goal, Driver: s.Raw(), DeviceID: r.opts.Device, Space: r.space, Store: r.store, RunID: r.runID}
 }
 
-// aiErr keeps the needs-a-model error when the runtime could not plan the
-// goal without a model.
+// aiErr says what to configure when the runtime could not go on without
+// a model.
 func aiErr(st script.Step, err error) error {
 	if errors.Is(err, agent.ErrNeedsModel) {
-		// The runtime's reason, without its own "needs a model:" lead.
-		why := err.Error()
-		if _, after, ok := strings.Cut(why, agent.ErrNeedsModel.Error()+": "); ok {
-			why = after
-		}
-		return needsModel(st, why)
+		return needsModel(st, err)
 	}
 	return err
 }
 
-func (r *run) aiAct(ctx context.Context, st script.Step, goal string, out *outcome) error {
-	out.acted = true
-	res, err := r.opts.AI.Act(ctx, r.task(goal))
+// aiAct hands a goal to the AI runtime. The runtime drives the device
+// itself, so the step's screen is observed again after it.
+func (r *run) aiAct(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step, goal string) error {
+	rec.Acted, rec.Action = true, "agent"
+	res, err := r.opts.AI.Act(ctx, r.task(s, goal))
 	if res != nil {
-		out.action = "agent"
-		out.result = map[string]any{"task_id": res.TaskID, "status": res.Status, "summary": res.Summary, "steps": res.Steps}
+		rec.Result = map[string]any{"task_id": res.TaskID, "status": res.Status, "summary": res.Summary, "steps": res.Steps}
 	}
 	if err != nil {
 		return aiErr(st, err)
@@ -129,12 +117,12 @@ func (r *run) aiAct(ctx context.Context, st script.Step, goal string, out *outco
 	return nil
 }
 
-func (r *run) aiAssert(ctx context.Context, st script.Step, out *outcome) error {
-	v, err := r.opts.AI.Assert(ctx, r.task(st.Prompt))
+func (r *run) aiAssert(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
+	v, err := r.opts.AI.Assert(ctx, r.task(s, st.Prompt))
 	if err != nil {
 		return aiErr(st, err)
 	}
-	out.result = v
+	rec.Result = v
 	return verdictErr(st, v)
 }
 
@@ -153,21 +141,21 @@ func verdictErr(st script.Step, v *agent.Verdict) error {
 }
 
 // aiWaitFor re-checks the assertion until it holds or the timeout ends.
-func (r *run) aiWaitFor(ctx context.Context, st script.Step, out *outcome) error {
+func (r *run) aiWaitFor(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
 	timeout := st.Timeout
 	if timeout <= 0 {
 		timeout = r.opts.WaitTimeout
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(r.opts.PollInterval)
+	tick := time.NewTicker(s.Options().Perception.Timing.PollInterval)
 	defer tick.Stop()
 	for {
-		v, err := r.opts.AI.Assert(ctx, r.task(st.Prompt))
+		v, err := r.opts.AI.Assert(ctx, r.task(s, st.Prompt))
 		if err != nil {
 			return aiErr(st, err)
 		}
-		out.result = v
+		rec.Result = v
 		if v.Pass && !v.Review {
 			return nil
 		}
@@ -181,8 +169,8 @@ func (r *run) aiWaitFor(ctx context.Context, st script.Step, out *outcome) error
 	}
 }
 
-func (r *run) aiQuery(ctx context.Context, st script.Step, out *outcome, kind string) error {
-	ans, err := r.opts.AI.Query(ctx, r.task(st.Prompt), kind)
+func (r *run) aiQuery(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step, kind string) error {
+	ans, err := r.opts.AI.Query(ctx, r.task(s, st.Prompt), kind)
 	if err != nil {
 		return aiErr(st, err)
 	}
@@ -191,6 +179,6 @@ func (r *run) aiQuery(ctx context.Context, st script.Step, out *outcome, kind st
 		name = st.Prompt
 	}
 	r.outputs[name] = ans
-	out.result = map[string]any{"name": name, "value": ans}
+	rec.Result = map[string]any{"name": name, "value": ans}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apexagent/apex/bench/benchtest"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/sim/lab"
@@ -111,7 +112,7 @@ func runOnce(b *testing.B, s *script.Script, settle time.Duration) (*runner.Resu
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	res, err := runner.Run(ctx, d, s, &runner.Options{Store: st, Device: "sim/" + l.Devices()[0].Serial, SettleInterval: settle})
+	res, err := runner.Run(ctx, d, s, &runner.Options{Store: st, Device: "sim/" + l.Devices()[0].Serial, Perception: perceive.Options{Timing: perceive.Timing{SettleInterval: settle}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,151 +4,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/locate"
-	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 )
 
-// waitFor waits until the target shows (or, with gone, disappears).
-func (r *run) waitFor(ctx context.Context, st script.Step, before *screen, out *outcome) error {
-	loc := toLocator(st.Locator)
-	timeout := st.Timeout
-	if timeout <= 0 {
-		timeout = r.opts.WaitTimeout
-	}
-	gone := st.Mode == "gone"
-	var last error
-	seen, ok, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		_, last = locate.Find(s.Scene, loc)
-		present := last == nil || !errors.Is(last, action.ErrNotFound)
-		return present != gone
-	})
-	out.seen = seen
-	if err != nil {
-		return err
-	}
-	if ok {
-		if e, err := locate.Find(seen.Scene, loc); err == nil {
-			out.result = map[string]any{"element": e}
-		}
-		return nil
-	}
-	if gone {
-		return fmt.Errorf("%s is still on screen after %v", loc, timeout)
-	}
-	return fmt.Errorf("%s did not appear within %v: %w", loc, timeout, last)
+// assertCheck is an assert step's check.
+func assertCheck(a *script.Assert, loc action.Locator) (*check.Check, error) {
+	c := &check.Check{Kind: check.Kind(a.Op), Target: loc, Text: a.Text, Number: a.Number}
+	return c, nil
 }
 
-// assert checks a condition on the settled screen, re-checking for up to
-// AssertTimeout (or the step's timeout) before failing.
-func (r *run) assert(ctx context.Context, st script.Step, before *screen, out *outcome) error {
-	a := st.Assert
-	loc := toLocator(st.Locator)
-	timeout := r.opts.AssertTimeout
-	if st.Timeout > 0 {
-		timeout = st.Timeout
+// needsModelIfNoRule says a targeted ai step needs a model when no
+// locator rule matched its description.
+func needsModelIfNoRule(st script.Step, err error) error {
+	if errors.Is(err, locate.ErrNoRule) {
+		return needsModel(st, errors.New("locator rules found no visible text, id or description matching it"))
 	}
-	var why error
-	var got any
-	seen, ok, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		got, why = r.regionChecked(ctx, s, a, loc)
-		return why == nil
-	})
-	out.seen = seen
-	out.result = map[string]any{"check": a.Op, "actual": got}
-	if err != nil {
-		return err
-	}
-	if ok {
-		return nil
-	}
-	if a.Message != "" {
-		return fmt.Errorf("assertion failed: %s (%v)", a.Message, why)
-	}
-	return fmt.Errorf("assertion failed: %w", why)
-}
-
-// check evaluates one assertion; it returns what it saw and why it failed.
-func check(s *scene.Scene, a *script.Assert, loc action.Locator) (any, error) {
-	e, err := locate.Find(s, loc)
-	var amb *locate.AmbiguousError
-	switch a.Op {
-	case "exists":
-		if err == nil || errors.As(err, &amb) {
-			return true, nil
-		}
-		return false, fmt.Errorf("%s is not on screen: %w", loc, err)
-	case "notExists":
-		if errors.Is(err, action.ErrNotFound) {
-			return false, nil
-		}
-		if err == nil {
-			return true, fmt.Errorf("%s is on screen (%s %q) but should not be", loc, e.ID, label(e))
-		}
-		return true, fmt.Errorf("%s is on screen but should not be: %w", loc, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	text := label(e)
-	switch a.Op {
-	case "checked", "notChecked":
-		want := a.Op == "checked"
-		if e.Flags.Checked == want {
-			return e.Flags.Checked, nil
-		}
-		return e.Flags.Checked, fmt.Errorf("%s (%s) is %s, want %s", loc, e.ID, onOff(e.Flags.Checked), onOff(want))
-	case "textEquals":
-		if strings.TrimSpace(text) == strings.TrimSpace(a.Text) {
-			return text, nil
-		}
-		return text, fmt.Errorf("%s has text %q, want %q", loc, text, a.Text)
-	case "textContains":
-		if strings.Contains(text, a.Text) {
-			return text, nil
-		}
-		return text, fmt.Errorf("%s has text %q, which does not contain %q", loc, text, a.Text)
-	case "numberGreater", "numberLess":
-		n, ok := scene.FirstNumber(text)
-		if !ok {
-			return text, fmt.Errorf("%s has text %q, which holds no number", loc, text)
-		}
-		if (a.Op == "numberGreater" && n > a.Number) || (a.Op == "numberLess" && n < a.Number) {
-			return n, nil
-		}
-		cmp := "greater"
-		if a.Op == "numberLess" {
-			cmp = "less"
-		}
-		return n, fmt.Errorf("%s shows %v, want a number %s than %v", loc, n, cmp, a.Number)
-	}
-	return nil, fmt.Errorf("unknown check %q", a.Op)
-}
-
-func label(e scene.Element) string {
-	if e.Text != "" {
-		return e.Text
-	}
-	return e.Desc
+	return err
 }
 
 // aiLocate finds an element by rules and stores it under the step's name.
-func (r *run) aiLocate(ctx context.Context, st script.Step, before *screen, out *outcome) error {
+func (r *run) aiLocate(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
 	loc := action.Locator{Prompt: st.Prompt}
-	seen, err := r.find(ctx, script.Step{Kind: st.Kind, Key: st.Key, Prompt: st.Prompt, Timeout: st.Timeout}, before, loc)
-	out.seen = seen
+	timeout := r.opts.FindTimeout
+	if st.Timeout > 0 {
+		timeout = st.Timeout
+	}
+	seen, ferr, err := s.Find(ctx, rec.Before, []action.Locator{loc}, timeout)
+	rec.Before = seen
 	if err != nil {
 		return err
+	}
+	if ferr != nil {
+		return needsModelIfNoRule(st, ferr)
 	}
 	e, _ := locate.Find(seen.Scene, loc)
 	x, y := e.Bounds.Center()
 	v := map[string]any{"id": e.ID, "type": e.Type, "text": e.Text, "desc": e.Desc, "bounds": e.Bounds, "center": device.Point{X: x, Y: y}}
-	out.point = &device.Point{X: x, Y: y}
-	out.result = v
+	rec.Point, rec.Element, rec.Result = &device.Point{X: x, Y: y}, &e, v
 	name := st.Name
 	if name == "" {
 		name = st.Prompt
@@ -159,87 +57,49 @@ func (r *run) aiLocate(ctx context.Context, st script.Step, before *screen, out 
 
 // scroll runs aiScroll: one Scroll, or Scrolls until the screen stops
 // changing for scrollToBottom and the like.
-func (r *run) scroll(ctx context.Context, st script.Step, before *screen, out *outcome) error {
+func (r *run) scroll(st script.Step) (engine.Step, error) {
 	sc := st.Scroll
-	p := map[string]any{"direction": sc.Direction}
+	p := &action.ScrollParams{Direction: sc.Direction, Locate: optional(st.Locator)}
 	if sc.Distance > 0 {
-		p["distance"] = sc.Distance
+		p.Distance = action.Distance{Pixels: sc.Distance}
 	}
-	on := before
-	if st.Locator != nil {
-		seen, err := r.find(ctx, st, before, toLocator(st.Locator))
-		out.seen = seen
-		if err != nil {
-			return err
-		}
-		on = seen
-		p["locate"] = toLocator(st.Locator)
+	if sc.Type != "once" {
+		p.Direction = map[string]string{"untilBottom": "down", "untilTop": "up", "untilLeft": "left", "untilRight": "right"}[sc.Type]
 	}
-	if sc.Type == "once" {
-		return r.runAction(ctx, out, "Scroll", p, on)
+	call, err := action.Scroll.NewCall(p)
+	if err != nil || sc.Type == "once" {
+		return engine.Step{Call: call, FindTimeout: st.Timeout}, err
 	}
-	p["direction"] = map[string]string{"untilBottom": "down", "untilTop": "up", "untilLeft": "left", "untilRight": "right"}[sc.Type]
-	for i := 0; i < action.MaxScrolls; i++ {
-		if err := r.runAction(ctx, out, "Scroll", p, on); err != nil {
-			return err
-		}
-		next, err := r.settle(ctx)
-		if err != nil {
-			return err
-		}
-		out.after = next
-		if next.FP == on.FP {
-			return nil
-		}
-		on = next
-	}
-	return nil
-}
-
-// scrollUntilVisible scrolls by half screens until the target shows,
-// settling after each swipe.
-func (r *run) scrollUntilVisible(ctx context.Context, st script.Step, before *screen, out *outcome) error {
-	loc := toLocator(st.Locator)
-	cur := before
-	for swipes := 0; ; swipes++ {
-		e, err := locate.Find(cur.Scene, loc)
-		if err == nil {
-			x, y := e.Bounds.Center()
-			out.point = &device.Point{X: x, Y: y}
-			out.result = map[string]any{"element": e, "swipes": swipes}
-			if cur != before {
-				out.seen, out.after = cur, cur
+	return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+		for i := 0; i < action.MaxScrolls; i++ {
+			from := rec.After
+			if from == nil {
+				from = rec.Before
 			}
-			return nil
+			if err := s.Act(ctx, rec, from, engine.Step{Call: call.Clone(), FindTimeout: st.Timeout}); err != nil {
+				return err
+			}
+			next, err := s.Settle(ctx)
+			if err != nil {
+				return err
+			}
+			rec.After = next
+			if next.FP == from.FP {
+				return nil
+			}
 		}
-		if !errors.Is(err, action.ErrNotFound) {
-			return err
-		}
-		if swipes == st.Scroll.MaxSwipes {
-			return fmt.Errorf("%s still not visible after %d scrolls %s: %w", loc, swipes, st.Scroll.Direction, err)
-		}
-		if err := r.runAction(ctx, out, "Scroll", map[string]any{"direction": st.Scroll.Direction, "distance": "half"}, cur); err != nil {
-			return err
-		}
-		next, err := r.settle(ctx)
-		if err != nil {
-			return err
-		}
-		if err := r.shoot(ctx, next); err != nil {
-			return err
-		}
-		cur = next
-	}
+		return nil
+	}}, nil
 }
 
 // swipe runs swipe: a direction across the middle of the screen, or points.
-func (r *run) swipe(ctx context.Context, st script.Step, before *screen, out *outcome) error {
+func (r *run) swipe(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
 	sw := st.Swipe
 	from, to := sw.From, sw.To
 	if sw.Direction != "" {
-		w, h := before.Scene.Width, before.Scene.Height
+		w, h := rec.Before.Scene.Width, rec.Before.Scene.Height
 		if w == 0 || h == 0 {
-			info, err := r.drv.Info(ctx)
+			info, err := s.Driver().Info(ctx)
 			if err != nil {
 				return fmt.Errorf("read the screen size: %w", err)
 			}
@@ -258,44 +118,38 @@ func (r *run) swipe(ctx context.Context, st script.Step, before *screen, out *ou
 			from, to = [2]int{cx - dx, cy}, [2]int{cx + dx, cy}
 		}
 	}
-	p := map[string]any{"start": device.Point{X: from[0], Y: from[1]}, "end": device.Point{X: to[0], Y: to[1]}}
-	if st.Duration > 0 {
-		p["duration"] = st.Duration.Milliseconds()
+	call, err := action.Swipe.NewCall(&action.SwipeParams{Start: &device.Point{X: from[0], Y: from[1]}, End: &device.Point{X: to[0], Y: to[1]},
+		Duration: int(st.Duration.Milliseconds())})
+	if err != nil {
+		return err
 	}
-	return r.runAction(ctx, out, "Swipe", p, before)
+	return s.Act(ctx, rec, nil, engine.Step{Call: call})
 }
 
-func (r *run) shell(ctx context.Context, st script.Step, out *outcome) error {
-	sh, ok := r.raw.(device.Sheller)
+func shell(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
+	sh, ok := s.Raw().(device.Sheller)
 	if !ok {
 		return errNoShell
 	}
-	out.acted = true
-	res, err := timedCall(r.timed, func() (string, error) { return sh.Shell(ctx, st.Value) })
-	out.result = map[string]string{"command": st.Value, "output": res}
+	rec.Acted, rec.Action = true, "runAdbShell"
+	res, err := engine.Timed(s, func() (string, error) { return sh.Shell(ctx, st.Value) })
+	rec.Result = map[string]string{"command": st.Value, "output": res}
 	if err != nil {
 		return fmt.Errorf("adb shell %q: %w", st.Value, err)
 	}
 	return nil
 }
 
-func (r *run) wdaRequest(ctx context.Context, st script.Step, out *outcome) error {
-	wr, ok := r.raw.(WDARequester)
+func wdaRequest(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
+	wr, ok := s.Raw().(WDARequester)
 	if !ok {
 		return fmt.Errorf("runWdaRequest needs an iPhone driven over WebDriverAgent: %w", device.ErrUnsupported)
 	}
-	out.acted = true
-	res, err := timedCall(r.timed, func() ([]byte, error) { return wr.WDARequest(ctx, st.Method, st.Endpoint, st.Params) })
-	out.result = map[string]string{"method": st.Method, "endpoint": st.Endpoint, "response": string(res)}
+	rec.Acted, rec.Action = true, "runWdaRequest"
+	res, err := engine.Timed(s, func() ([]byte, error) { return wr.WDARequest(ctx, st.Method, st.Endpoint, st.Params) })
+	rec.Result = map[string]string{"method": st.Method, "endpoint": st.Endpoint, "response": string(res)}
 	if err != nil {
 		return fmt.Errorf("WDA %s %s: %w", st.Method, st.Endpoint, err)
 	}
 	return nil
-}
-
-func onOff(checked bool) string {
-	if checked {
-		return "checked"
-	}
-	return "not checked"
 }

@@ -2,91 +2,148 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/locate"
-	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 )
 
-// execRules runs one step against the screen it starts from, by rules.
-func (r *run) execRules(ctx context.Context, st script.Step, before *screen, out *outcome) error {
+// compile turns a script step into the engine's step: an action call of
+// the space, an expectation, or (for what is not an action: shell
+// commands, queries, the AI runtime) a custom step the engine still
+// observes, settles and records like any other.
+func (r *run) compile(st script.Step) (engine.Step, error) {
+	loc := toLocator(st.Locator)
+	call := func(a *action.Action, params any) (engine.Step, error) { return r.call(st, a, params) }
+	if st.Kind.IsAI() && r.opts.AI != nil {
+		if es, ok := r.compileAI(st); ok {
+			return es, nil
+		}
+	}
 	switch st.Kind {
 	case script.Tap, script.AITap:
-		return r.act(ctx, st, before, out, "Tap", map[string]any{})
+		return r.targeted(st, action.Tap, &action.TapParams{Locate: loc})
 	case script.DoubleTap, script.AIDoubleClick:
-		return r.act(ctx, st, before, out, "DoubleTap", map[string]any{})
+		return r.targeted(st, action.DoubleTap, &action.TapParams{Locate: loc})
 	case script.LongPress, script.AILongPress:
-		p := map[string]any{}
-		if st.Duration > 0 {
-			p["duration"] = st.Duration.Milliseconds()
-		}
-		return r.act(ctx, st, before, out, "LongPress", p)
+		return r.targeted(st, action.LongPress, &action.LongPressParams{Locate: loc, Duration: int(st.Duration.Milliseconds())})
 	case script.Input, script.AIInput:
-		return r.act(ctx, st, before, out, "Input", map[string]any{"value": st.Value, "mode": st.Mode})
+		return r.targeted(st, action.Input, &action.InputParams{Value: st.Value, Locate: optional(st.Locator), Mode: st.Mode})
 	case script.AIKeyboardPress, script.PressKey:
-		p := map[string]any{"keyName": st.Value}
-		if st.Locator == nil {
-			return r.runAction(ctx, out, "KeyboardPress", p, before)
-		}
-		return r.act(ctx, st, before, out, "KeyboardPress", p)
+		return r.targeted(st, action.KeyboardPress, &action.KeyboardPressParams{KeyName: st.Value, Locate: optional(st.Locator)})
 	case script.AIScroll:
-		return r.scroll(ctx, st, before, out)
+		return r.scroll(st)
 	case script.ScrollUntilVisible:
-		return r.scrollUntilVisible(ctx, st, before, out)
+		return call(action.Scroll, &action.ScrollParams{Direction: st.Scroll.Direction, UntilVisible: &loc, MaxScrolls: st.Scroll.MaxSwipes})
 	case script.SwipeStep:
-		return r.swipe(ctx, st, before, out)
+		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.swipe(ctx, s, rec, st)
+		}}, nil
 	case script.Launch:
-		return r.runAction(ctx, out, "Launch", map[string]any{"app": st.Value}, before)
+		return call(action.Launch, &action.AppParams{App: st.Value})
 	case script.Terminate:
-		return r.runAction(ctx, out, "Terminate", map[string]any{"app": st.Value}, before)
+		return call(action.Terminate, &action.AppParams{App: st.Value})
 	case script.Back:
-		return r.runAction(ctx, out, "Back", map[string]any{}, before)
+		return call(action.Back, nil)
 	case script.Home:
-		return r.runAction(ctx, out, "Home", map[string]any{}, before)
+		return call(action.Home, nil)
 	case script.Action:
-		a, ok := r.space.Lookup(st.Key)
-		if !ok {
-			return fmt.Errorf("%s is not an action on %s devices: use one of %v", st.Key, r.space.Platform(), r.space.Names())
-		}
-		return r.runRaw(ctx, out, a, st.Params, before)
+		c, err := r.space.DecodeCall(st.Key, st.Params)
+		return engine.Step{Call: c, Optional: st.Optional, FindTimeout: st.Timeout}, err
 	case script.Sleep:
-		out.acted = true // the screen may change while waiting
-		return wait(ctx, st.Duration)
+		return call(action.Sleep, &action.SleepParams{Ms: int(st.Duration.Milliseconds())})
 	case script.WaitFor:
-		return r.waitFor(ctx, st, before, out)
+		kind := check.Exists
+		if st.Mode == "gone" {
+			kind = check.NotExists
+		}
+		timeout := st.Timeout
+		if timeout <= 0 {
+			timeout = r.opts.WaitTimeout
+		}
+		return engine.Step{Expect: &check.Check{Kind: kind, Target: loc}, ExpectTimeout: timeout}, nil
 	case script.AssertStep:
-		return r.assert(ctx, st, before, out)
+		c, err := assertCheck(st.Assert, loc)
+		return engine.Step{Expect: c, ExpectTimeout: st.Timeout, Message: st.Assert.Message}, err
 	case script.AILocate:
-		return r.aiLocate(ctx, st, before, out)
+		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.aiLocate(ctx, s, rec, st)
+		}}, nil
 	case script.LogScreenshot:
-		out.result = map[string]string{"title": st.Prompt, "content": st.Value}
-		return nil
+		return engine.Step{Custom: func(_ context.Context, _ *engine.Session, rec *engine.Record) error {
+			rec.Result = map[string]string{"title": st.Prompt, "content": st.Value}
+			return nil
+		}}, nil
 	case script.RunAdbShell:
-		return r.shell(ctx, st, out)
+		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error { return shell(ctx, s, rec, st) }}, nil
 	case script.RunWdaRequest:
-		return r.wdaRequest(ctx, st, out)
+		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return wdaRequest(ctx, s, rec, st)
+		}}, nil
 	case script.AIHover, script.AIRightClick, script.JavaScript:
-		return fmt.Errorf("%s is for web pages; phones have no hover, right click or page JavaScript: %w", st.Key, device.ErrUnsupported)
+		return engine.Step{}, fmt.Errorf("%s is for web pages; phones have no hover, right click or page JavaScript: %w", st.Key, device.ErrUnsupported)
 	}
 	if st.Kind.NeedsModel() {
-		return needsModel(st, "")
+		return engine.Step{}, needsModel(st, nil)
 	}
-	return fmt.Errorf("step kind %s is not runnable", st.Kind)
+	return engine.Step{}, fmt.Errorf("step kind %s is not runnable", st.Kind)
 }
 
-// needsModel is the error of a step only a model can run.
-func needsModel(st script.Step, why string) error {
-	if why != "" {
-		why = ": " + why
+// call is a step running action a of the space with params built here.
+func (r *run) call(st script.Step, a *action.Action, params any) (engine.Step, error) {
+	if _, ok := r.space.Lookup(a.Name()); !ok {
+		return engine.Step{}, fmt.Errorf("%s is not available on %s devices: %w", a.Name(), r.space.Platform(), device.ErrUnsupported)
 	}
-	return fmt.Errorf("%s %q %w%s; configure one (APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY, or a model: section in apex.yaml), or write it as a deterministic step (tap, input, assert, waitFor with text, id or desc)",
-		st.Key, truncate(st.Prompt+locPrompt(st.Locator), 80), ErrNeedsModel, why)
+	c, err := a.NewCall(params)
+	return engine.Step{Call: c, Optional: st.Optional, FindTimeout: st.Timeout}, err
+}
+
+// targeted is a call whose target the locator rules may not find: an ai*
+// step written as a description (aiTap: the blue button) then needs a
+// model, and says so.
+func (r *run) targeted(st script.Step, a *action.Action, params any) (engine.Step, error) {
+	es, err := r.call(st, a, params)
+	if err != nil || !st.Kind.IsAI() {
+		return es, err
+	}
+	return engine.Step{Optional: es.Optional, Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+		err := s.Act(ctx, rec, nil, es)
+		if !errors.Is(err, locate.ErrNoRule) || r.opts.AI == nil || r.opts.AI.Offline() {
+			return needsModelIfNoRule(st, err)
+		}
+		goal, ok := targetedGoal(st)
+		if !ok {
+			return needsModelIfNoRule(st, err)
+		}
+		return r.aiAct(ctx, s, rec, st, goal)
+	}}, nil
+}
+
+func optional(l *script.Locator) *action.Locator {
+	if l == nil {
+		return nil
+	}
+	loc := toLocator(l)
+	return &loc
+}
+
+// needsModel is the error of a step only a model can run; why, when set,
+// is the reason (the runtime's own error, wrapping agent.ErrNeedsModel).
+func needsModel(st script.Step, why error) error {
+	if why == nil {
+		why = agent.ErrNeedsModel
+	} else if !errors.Is(why, agent.ErrNeedsModel) {
+		why = fmt.Errorf("%w: %w", agent.ErrNeedsModel, why)
+	}
+	return fmt.Errorf("%s %q: %w; configure one (APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY, or a model: section in apex.yaml), or write it as a deterministic step (tap, input, assert, waitFor with text, id or desc)",
+		st.Key, truncate(st.Prompt+locPrompt(st.Locator), 80), why)
 }
 
 func locPrompt(l *script.Locator) string {
@@ -103,111 +160,15 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// act runs a locator action: it waits for the target to appear (bounded),
-// then runs the action with a resolver over the screen where it was found.
-func (r *run) act(ctx context.Context, st script.Step, before *screen, out *outcome, name string, params map[string]any) error {
-	loc := toLocator(st.Locator)
-	seen, err := r.find(ctx, st, before, loc)
-	out.seen = seen
-	if err != nil {
-		if st.Optional && errors.Is(err, action.ErrNotFound) {
-			out.skipped = "optional: " + err.Error()
-			return nil
-		}
-		return err
-	}
-	params["locate"] = loc
-	return r.runAction(ctx, out, name, params, seen)
-}
-
-// find waits until loc resolves on the screen. Only "not found" keeps it
-// waiting; ambiguity fails at once. Optional steps look once, unless they
-// set a timeout.
-func (r *run) find(ctx context.Context, st script.Step, before *screen, loc action.Locator) (*screen, error) {
-	timeout := r.opts.FindTimeout
-	if st.Optional {
-		timeout = 0
-	}
-	if st.Timeout > 0 {
-		timeout = st.Timeout
-	}
-	var ferr error
-	seen, _, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		_, ferr = locate.Find(s.Scene, loc)
-		return ferr == nil || !errors.Is(ferr, action.ErrNotFound)
-	})
-	if err != nil {
-		return seen, err
-	}
-	if ferr != nil && errors.Is(ferr, action.ErrNotFound) && !st.Optional && r.readAll(ctx, seen) {
-		_, ferr = locate.Find(seen.Scene, loc)
-	}
-	if ferr != nil && st.Kind.IsAI() && errors.Is(ferr, locate.ErrNoRule) {
-		return seen, needsModel(st, "locator rules found no visible text, id or description matching it")
-	}
-	return seen, ferr
-}
-
-// runAction runs an action of the space by name with params built here.
-func (r *run) runAction(ctx context.Context, out *outcome, name string, params map[string]any, on *screen) error {
-	a, ok := r.space.Lookup(name)
-	if !ok {
-		return fmt.Errorf("%s is not available on %s devices: %w", name, r.space.Platform(), device.ErrUnsupported)
-	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return fmt.Errorf("%s: encode params: %w", name, err)
-	}
-	return r.runRaw(ctx, out, a, raw, on)
-}
-
-// runRaw runs an action with JSON params, resolving its locators over the
-// screen on (first use) and fresh observations after.
-func (r *run) runRaw(ctx context.Context, out *outcome, a *action.Action, raw json.RawMessage, on *screen) error {
-	out.action, out.params, out.acted = a.Name(), raw, true
-	r.actedOn(on)
-	res := &recordingResolver{live: &locate.Live{Scene: on.Scene, Observe: func(ctx context.Context) (*scene.Scene, error) {
-		s, err := r.observe(ctx)
-		if err == nil {
-			err = r.perceive(ctx, s)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return s.Scene, nil
-	}}}
-	env := &action.Env{Driver: r.drv, Resolver: res, Log: r.log}
-	err := a.Run(ctx, env, raw)
-	if res.first != nil {
-		p := res.first.Point
-		out.point = &p
-		if out.result == nil && res.first.Element != nil {
-			out.result = map[string]any{"element": res.first.Element}
-		}
-	}
-	return err
-}
-
-// recordingResolver remembers the first target found, for the record's
-// touched point.
-type recordingResolver struct {
-	live  *locate.Live
-	first *action.Target
-}
-
-func (rr *recordingResolver) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {
-	t, err := rr.live.Resolve(ctx, l)
-	if err == nil && rr.first == nil {
-		rr.first = &t
-	}
-	return t, err
-}
-
 func toLocator(l *script.Locator) action.Locator {
 	if l == nil {
 		return action.Locator{}
 	}
-	return action.Locator{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type, Index: l.Index}
+	loc := action.Locator{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type}
+	if l.Index > 0 {
+		loc = loc.WithIndex(l.Index)
+	}
+	return loc
 }
 
 // wait blocks for d or until ctx is done.

@@ -12,6 +12,7 @@ import (
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
@@ -65,7 +66,7 @@ func startPhone(t *testing.T, opts lab.Options) (*lab.Device, *android.Driver) {
 
 func ocrOptions(st *store.Store, e ocr.Engine) *Options {
 	o := fastOptions(st)
-	o.OCR = e
+	o.Perception.Engine = e
 	o.FindTimeout, o.AssertTimeout = 2*time.Second, time.Second
 	return o
 }
@@ -210,20 +211,20 @@ tasks:
       - assert: {exists: Word wall}
 `
 	opts := ocrOptions(st, e)
-	opts.OCRMode = OCROff
+	opts.Perception.Mode = perceive.Off
 	mustPass(t, d, src, opts)
 	if n := e.calls.Load(); n != 0 {
 		t.Errorf("OCR off: %d recognitions", n)
 	}
 	// The same screens in auto mode: only the canvas screens are read.
 	src = strings.ReplaceAll(src, "      - tap: 中文\n      - back\n      - tap: Play\n      - back\n", "")
-	opts.OCRMode = OCRAuto
+	opts.Perception.Mode = perceive.Auto
 	mustPass(t, d, src, opts)
 	if n := e.calls.Load(); n != 0 {
 		t.Errorf("a screen whose tree holds all its text cost %d recognitions, want 0", n)
 	}
 	// Asked for, OCR reads every settled screen and confirms the tree.
-	opts.OCRMode = OCRAlways
+	opts.Perception.Mode = perceive.Always
 	res := mustPass(t, d, src, opts)
 	if n := e.calls.Load(); n == 0 {
 		t.Error("OCRAlways ran no recognition")

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/perceive"
-	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
 )
@@ -33,14 +33,10 @@ type Options struct {
 	// Name of the run; default: the script's file name.
 	Name string
 	Log  *slog.Logger
-	// SceneOptions are passed to scene.FromSource.
-	SceneOptions *scene.Options
-	// SettleInterval is the gap between observations while waiting for the
-	// screen to settle (default 5ms); SettleTimeout bounds the wait (3s).
-	SettleInterval, SettleTimeout time.Duration
-	// PollInterval is the gap between observations while waiting for an
-	// element or a condition (default 100ms).
-	PollInterval time.Duration
+	// Perception is how the screen is observed: OCR mode and engine (nil
+	// starts a Tesseract on first need, when installed, stopped when the
+	// run ends), Scene options, settle and poll timing.
+	Perception perceive.Options
 	// FindTimeout is how long a step waits for its target to appear
 	// (default 5s); optional steps and steps with timeout: override it.
 	FindTimeout time.Duration
@@ -51,15 +47,10 @@ type Options struct {
 	// goroutine running the script).
 	OnStep func(Progress)
 	// AI runs the steps that need a model or the controlled-language
-	// planner (an *agent.Runtime); nil leaves them failing with
-	// ErrNeedsModel.
-	AI AI
-	// OCR reads screenshots when the UI tree cannot be trusted (see
-	// OCRMode); nil starts a Tesseract engine on first need, when it is
-	// installed, and stops it when the run ends.
-	OCR ocr.Engine
-	// OCRMode is OCRAuto (""), OCRAlways or OCROff.
-	OCRMode string
+	// planner (an *agent.Runtime): aiAct, aiAssert, aiWaitFor, the queries,
+	// and targeted steps (aiTap, …) whose target the locator rules cannot
+	// find; nil leaves them failing with agent.ErrNeedsModel.
+	AI agent.AI
 }
 
 // Progress reports one finished step.
@@ -80,9 +71,6 @@ func (o *Options) withDefaults() Options {
 			*d = x
 		}
 	}
-	def(&v.SettleInterval, 5*time.Millisecond)
-	def(&v.SettleTimeout, 3*time.Second)
-	def(&v.PollInterval, 100*time.Millisecond)
 	def(&v.FindTimeout, 5*time.Second)
 	def(&v.WaitTimeout, 10*time.Second)
 	def(&v.AssertTimeout, 2*time.Second)
@@ -124,17 +112,13 @@ type run struct {
 	opts    Options
 	log     *slog.Logger
 	store   *store.Store
-	drv     device.Driver // timed
-	raw     device.Driver // as given, for platform extras
-	timed   *timedDriver
+	sess    *engine.Session
 	space   *action.Space
 	runID   string
 	total   int
-	n       int     // steps done
-	cur     *screen // the last settled screen, reused as the next step's "before"
+	n       int // steps recorded
 	outputs map[string]any
 	res     *Result
-	percept *perceive.Perceiver // OCR and trust in the tree (ocr.go)
 }
 
 // Run executes s on d and records it. The returned error is only about the
@@ -146,10 +130,7 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 		return nil, errors.New("runner: no store to record the run in (Options.Store)")
 	}
 	o := opts.withDefaults()
-	drv, timed := wrapTimed(d)
-	r := &run{opts: o, log: o.Log, store: o.Store, drv: drv, raw: d, timed: timed, space: o.Space,
-		outputs: map[string]any{}, res: &Result{Script: s.File}}
-	defer r.closeOCR()
+	r := &run{opts: o, log: o.Log, store: o.Store, space: o.Space, outputs: map[string]any{}, res: &Result{Script: s.File}}
 	name := o.Name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
@@ -160,6 +141,9 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 		return nil, fmt.Errorf("runner: start the record of %s: %w", s.File, err)
 	}
 	r.runID = rec.ID
+	r.sess = engine.New(d, &engine.Options{Space: o.Space, Perception: o.Perception, FindTimeout: o.FindTimeout,
+		ExpectTimeout: o.AssertTimeout, Recorder: engine.RecorderFunc(r.record), Log: o.Log})
+	defer r.sess.Close()
 	for _, t := range s.Tasks {
 		r.total += len(t.Steps)
 	}
@@ -188,13 +172,11 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 // execute runs the launch step and every task; it returns the run's status
 // and reason.
 func (r *run) execute(ctx context.Context, s *script.Script) (status, reason string) {
-	if r.space == nil {
-		info, err := r.drv.Info(ctx)
-		if err != nil {
-			return r.abort(ctx, s, 0, fmt.Errorf("read device info: %w", err), "setup", "connect")
-		}
-		r.space = action.ForPlatform(info.Platform)
+	space, err := r.sess.Space(ctx)
+	if err != nil {
+		return r.abort(ctx, s, 0, err, "setup", "connect")
 	}
+	r.space = space
 	if s.Target.Launch != "" {
 		st := script.Step{Kind: script.Launch, Key: "launch", Value: s.Target.Launch, Pos: s.Target.Pos}
 		if err := r.step(ctx, "launch", st); err != nil {
@@ -250,9 +232,7 @@ func (r *run) abort(ctx context.Context, s *script.Script, _ int, err error, tas
 
 // fatal reports whether an error ends the whole run: the device is gone or
 // the run was cancelled.
-func fatal(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, device.ErrOffline)
-}
+func fatal(ctx context.Context, err error) bool { return engine.Fatal(ctx, err) }
 
 func (r *run) fatalStatus(ctx context.Context, err error, task string, si int, st script.Step) (string, string) {
 	where := fmt.Sprintf("task %q", task)

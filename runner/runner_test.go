@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
 )
@@ -33,7 +34,7 @@ func openStore(t *testing.T) *store.Store {
 }
 
 func fastOptions(st *store.Store) *Options {
-	return &Options{Store: st, SettleInterval: time.Millisecond, PollInterval: 5 * time.Millisecond,
+	return &Options{Store: st, Perception: perceive.Options{Timing: perceive.Timing{SettleInterval: time.Millisecond, PollInterval: 5 * time.Millisecond}},
 		FindTimeout: 100 * time.Millisecond, AssertTimeout: 50 * time.Millisecond, WaitTimeout: 200 * time.Millisecond}
 }
 

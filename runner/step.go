@@ -2,141 +2,64 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
 )
 
-// outcome is what executing one step produced, for its record.
-type outcome struct {
-	action string
-	params json.RawMessage
-	point  *device.Point
-	result any
-	// seen is the screen the step looked at (after waiting for its target),
-	// when that differs from the screen before the step.
-	seen *screen
-	// acted means the device was driven, so the screen must settle again.
-	acted bool
-	// after is the settled screen after the step, when the step already
-	// observed it (scrolling until something shows).
-	after *screen
-	// skipped is set when an optional step's target was absent.
-	skipped string
+// step runs one step on the engine, which records it (record). It
+// returns the step's error (nil when it passed or an optional step was
+// skipped).
+func (r *run) step(ctx context.Context, task string, st script.Step) error {
+	es, err := r.compile(st)
+	if err != nil {
+		// A step that cannot run here still leaves a record of the screen
+		// it would have started from.
+		es = engine.Step{Custom: func(context.Context, *engine.Session, *engine.Record) error { return err }}
+	}
+	es.Task, es.Name = task, StepName(st)
+	return r.sess.Run(ctx, es).Err
 }
 
-// step executes one step and records it. It returns the step's error
-// (nil when it passed or an optional step was skipped).
-func (r *run) step(ctx context.Context, task string, st script.Step) error {
-	start := time.Now()
-	dev0 := r.timed.Spent()
-	rec := store.Step{RunID: r.runID, Task: task, Name: StepName(st), Started: start}
-	out := &outcome{}
-	before, err := r.before(ctx)
-	if err == nil {
-		err = r.exec(ctx, st, before, out)
-	}
-	var after *screen
-	if before != nil {
-		seen := before
-		if out.seen != nil {
-			seen = out.seen
-			if serr := r.shoot(ctx, seen); serr != nil && err == nil {
-				err = serr
-			}
-		}
-		after = seen
-		if out.after != nil {
-			after = out.after
-		} else if out.acted && !fatal(ctx, err) {
-			if s, serr := r.settle(ctx); serr == nil {
-				after = s
-			} else if err == nil {
-				err = fmt.Errorf("observe after the step: %w", serr)
-			}
-		}
-		if !fatal(ctx, err) {
-			if serr := r.shoot(ctx, after); serr != nil && err == nil {
-				err = serr
-			}
-		}
-		rec.Before = before.PNG
-		if out.seen != nil {
-			rec.Before = out.seen.PNG
-		}
-		rec.Scene, _ = json.Marshal(seen.Scene)
-		if after.PNG != nil {
-			rec.After = after.PNG
-		}
-		r.cur = after
-		if fatal(ctx, err) {
-			r.cur = nil
-		}
-	}
-	rec.Action, rec.Params, rec.Point = out.action, out.params, out.point
-	if out.result != nil {
-		rec.Result, _ = json.Marshal(out.result)
-	}
-	switch {
-	case err != nil:
-		rec.Status, rec.Error = store.StepFailed, err.Error()
+// record keeps one step the engine ran: in the store, in the result's
+// counts, and in the progress report.
+func (r *run) record(ctx context.Context, rec *engine.Record) error {
+	switch rec.Status {
+	case engine.Failed:
 		r.res.Failed++
-	case out.skipped != "":
-		rec.Status, rec.Error = store.StepSkipped, out.skipped
+	case engine.Skipped:
 		r.res.Skipped++
 	default:
-		rec.Status = store.StepPassed
 		r.res.Passed++
 	}
 	r.res.Steps++
-	rec.Duration = time.Since(start)
-	rec.DeviceTime = r.timed.Spent() - dev0
-	r.record(ctx, rec)
-	return err
-}
-
-// before returns the screen a step starts from: the previous step's settled
-// screen, or a fresh settled observation.
-func (r *run) before(ctx context.Context) (*screen, error) {
-	if r.cur == nil {
-		s, err := r.settle(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("observe the screen: %w", err)
-		}
-		r.cur = s
-	}
-	if err := r.shoot(ctx, r.cur); err != nil {
-		return nil, err
-	}
-	return r.cur, nil
+	return r.add(ctx, store.StepOf(r.runID, rec))
 }
 
 // skip records a step that was not run.
 func (r *run) skip(ctx context.Context, task string, st script.Step, why string) {
 	r.res.Steps++
 	r.res.Skipped++
-	r.record(ctx, store.Step{RunID: r.runID, Task: task, Name: StepName(st), Status: store.StepSkipped, Error: why, Started: time.Now()})
+	if err := r.add(ctx, store.Step{RunID: r.runID, Task: task, Name: StepName(st), Status: store.StepSkipped, Error: why, Started: time.Now()}); err != nil {
+		r.log.Error("record step", "run", r.runID, "step", StepName(st), "err", err)
+	}
 }
 
-// record writes a step even when ctx was cancelled, so the record of an
-// interrupted run is complete.
-func (r *run) record(ctx context.Context, rec store.Step) {
+// add writes a step even when ctx was cancelled, so the record of an
+// interrupted run is complete, and reports it.
+func (r *run) add(ctx context.Context, rec store.Step) error {
 	r.n++
-	saved, err := r.store.AddStep(context.WithoutCancel(ctx), rec)
-	if err != nil {
-		r.log.Error("record step", "run", r.runID, "step", rec.Name, "err", err)
-	}
+	_, err := r.store.AddStep(context.WithoutCancel(ctx), rec)
 	if r.opts.OnStep != nil {
 		r.opts.OnStep(Progress{RunID: r.runID, Task: rec.Task, Step: r.n, Steps: r.total, Name: rec.Name,
 			Status: rec.Status, Error: rec.Error})
 	}
-	_ = saved
+	return err
 }
 
 // StepName renders a step as a person wrote it: `tap: Search`.
@@ -194,7 +117,3 @@ func assertWant(a *script.Assert) any {
 
 // errNoShell is returned for runAdbShell on a driver without a shell.
 var errNoShell = fmt.Errorf("runAdbShell needs an Android device driven over adb: %w", device.ErrUnsupported)
-
-// ErrNeedsModel marks steps that only a model can run; no AI runtime is
-// configured.
-var ErrNeedsModel = errors.New("needs a model")

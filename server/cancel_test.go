@@ -33,7 +33,7 @@ func TestCancelReachesTheModelCall(t *testing.T) {
 	defer model.Close()
 	env := map[string]string{"APEX_MODEL_BASE_URL": model.URL + "/v1", "APEX_MODEL_NAME": "slow", "APEX_MODEL_API_KEY": "k"}
 	p := startPhone(t, &phoneOptions{opts: server.Options{
-		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 			cfg, err := llm.LoadConfig("", func(k string) string { return env[k] })
 			if err != nil {
 				return nil, err

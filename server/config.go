@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/apexagent/apex/agent"
 	"io"
 	"net/http"
 	"strings"
@@ -72,29 +73,29 @@ type ModelCheck struct {
 type models struct {
 	mu       sync.Mutex
 	settings ModelSettings
-	agent    Agent
+	rt       agent.AI
 	// next is a runtime built while a task ran; the session adopts it
 	// before its next task.
-	next         Agent
+	next         agent.AI
 	nextSettings ModelSettings
 }
 
 // current is the runtime a task starts with, adopting settings that
 // arrived while the last task ran.
-func (ms *models) current() Agent {
+func (ms *models) current() agent.AI {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	if ms.next != nil {
-		ms.agent, ms.settings, ms.next = ms.next, ms.nextSettings, nil
+		ms.rt, ms.settings, ms.next = ms.next, ms.nextSettings, nil
 	}
-	return ms.agent
+	return ms.rt
 }
 
 func (ms *models) view() ModelView {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	m, pending := ms.settings, ms.next != nil
-	a := ms.agent
+	a := ms.rt
 	if pending {
 		m, a = ms.nextSettings, ms.next
 	}
@@ -196,10 +197,10 @@ func (ms *models) inForce() ModelSettings {
 	return ms.settings
 }
 
-func (s *Server) adopt(m ModelSettings, rt Agent) {
+func (s *Server) adopt(m ModelSettings, rt agent.AI) {
 	s.models.mu.Lock()
 	defer s.models.mu.Unlock()
-	s.models.settings, s.models.agent, s.models.next = m, rt, nil
+	s.models.settings, s.models.rt, s.models.next = m, rt, nil
 }
 
 // swapIdle runs swap unless a task runs (false). A ready session shows

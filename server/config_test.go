@@ -21,7 +21,7 @@ type models struct {
 }
 
 type taggedAgent struct {
-	server.Agent
+	agent.AI
 	tag string
 	m   *models
 }
@@ -30,10 +30,10 @@ func (a taggedAgent) Act(ctx context.Context, t agent.Task) (*agent.Result, erro
 	a.m.mu.Lock()
 	a.m.ran = append(a.m.ran, a.tag)
 	a.m.mu.Unlock()
-	return a.Agent.Act(ctx, t)
+	return a.AI.Act(ctx, t)
 }
 
-func (m *models) newAgent(s server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+func (m *models) newAgent(s server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 	if s.Model == "broken" {
 		return nil, errors.New(`model "broken" needs an API key: set one`)
 	}

@@ -18,7 +18,7 @@ import (
 // FuzzRequestBodies sends any bytes as the JSON body of every POST: each
 // answer is a JSON error a client can show, never a crash or a 500.
 func FuzzRequestBodies(f *testing.F) {
-	h := deviceless(f, func(_ server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+	h := deviceless(f, func(_ server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 		return agent.New(agent.Config{OnEvent: on})
 	})
 	for _, seed := range []string{`{}`, `{"deviceId": "x"}`, `{"action": "Tap", "params": {"locate": "OK"}}`,
@@ -39,7 +39,7 @@ func FuzzRequestBodies(f *testing.F) {
 // FuzzConfig: any body sent as model settings gets a JSON answer: 200 for
 // settings, 400 for anything else, never a failure of the server.
 func FuzzConfig(f *testing.F) {
-	h := deviceless(f, func(m server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+	h := deviceless(f, func(m server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 		if m.Provider != "" && m.Provider != "openai" {
 			return nil, errors.New("unknown provider")
 		}
@@ -65,7 +65,7 @@ func FuzzConfig(f *testing.F) {
 }
 
 // deviceless is a playground whose devices never open.
-func deviceless(f *testing.F, newAgent func(server.ModelSettings, func(event.Event)) (server.Agent, error)) http.Handler {
+func deviceless(f *testing.F, newAgent func(server.ModelSettings, func(event.Event)) (agent.AI, error)) http.Handler {
 	srv, err := server.New(server.Options{
 		Open: func(context.Context, string) (device.Driver, device.Target, func(), error) {
 			return nil, device.Target{}, nil, errors.New("no device here")

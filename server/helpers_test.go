@@ -77,7 +77,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 	}
 	opts.Targets = func(context.Context) ([]device.Target, error) { return []device.Target{target}, nil }
 	if opts.NewAgent == nil {
-		opts.NewAgent = func(_ server.ModelSettings, onEvent func(event.Event)) (server.Agent, error) {
+		opts.NewAgent = func(_ server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
 			return agent.New(agent.Config{OnEvent: onEvent})
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 )
@@ -75,8 +75,10 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 			body.Action, dev.space.Platform(), strings.Join(dev.space.Names(), ", ")))
 		return
 	}
-	if len(body.Params) == 0 || string(body.Params) == "null" {
-		body.Params = json.RawMessage("{}")
+	params, err := a.Decode(body.Params)
+	if err != nil {
+		writeError(w, actionStatus(err), err)
+		return
 	}
 	s.input.Lock()
 	defer s.input.Unlock()
@@ -86,19 +88,8 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	res := &firstTarget{}
-	res.live = &locate.Live{Observe: perceived(dev, true), Observed: func(sc *scene.Scene) {
-		if res.scene == nil {
-			res.scene = sc
-		}
-	}}
-	recording := s.rec.recording()
-	var before []byte
-	if recording {
-		before = s.shot(ctx, dev)
-	}
-	start := time.Now()
-	if err := a.Run(ctx, &action.Env{Driver: dev.drv, Resolver: res, Log: s.log}, body.Params); err != nil {
+	rec := dev.steps.Run(ctx, engine.Step{Call: action.Call{Action: a, Params: params}, Name: a.Name()})
+	if err := rec.Err; err != nil {
 		if errors.Is(err, device.ErrOffline) {
 			s.relinkAnswer(w, r, dev, a.Name(), err)
 			return
@@ -106,21 +97,13 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		writeError(w, actionStatus(err), fmt.Errorf("%s: %w", a.Name(), err))
 		return
 	}
-	out := InteractResult{Action: a.Name(), OK: true, Ms: time.Since(start).Milliseconds()}
-	if res.first != nil {
-		out.Element, out.Point = res.first.Element, &res.first.Point
-	}
-	sc, err := perceived(dev, false)(ctx)
-	if err != nil {
-		writeError(w, http.StatusBadGateway, fmt.Errorf("%s done, but reading the screen after failed: %w", a.Name(), err))
-		return
-	}
-	out.Scene = sc.Text()
-	if recording {
-		var params bytes.Buffer
-		_ = json.Compact(&params, replayable(body.Params, a.LocatorFields(), res)) // valid: the action decoded it
-		s.rec.add(Recorded{Time: start, Action: a.Name(), Params: params.Bytes(), Element: out.Element, Point: out.Point,
-			Device: dev.target.ID, before: before, after: s.shot(ctx, dev)})
+	out := InteractResult{Action: a.Name(), OK: true, Ms: rec.Duration.Milliseconds(), Element: rec.Element, Point: rec.Point,
+		Scene: rec.After.Scene.Text()}
+	if s.rec.recording() {
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, replayable(rec)) // valid: the action encoded it
+		s.rec.add(Recorded{Time: rec.Started, Action: a.Name(), Params: compact.Bytes(), Element: out.Element, Point: out.Point,
+			Device: dev.target.ID, before: rec.Before.PNG, after: rec.After.PNG})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -139,82 +122,29 @@ func actionStatus(err error) int {
 	return http.StatusBadGateway
 }
 
-// perceived reads the session's screen as a Scene: the tree, with OCR
-// fused in where it cannot be trusted. With acting set, the screen is the
-// one the action about to run acts on, so a tree that does not change
-// after it is suspected of being stale.
-func perceived(dev sessionDevice, acting bool) locate.Observer {
-	return func(ctx context.Context) (*scene.Scene, error) {
-		s, err := dev.percept.Observe(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if err := dev.percept.Perceive(ctx, s); err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if acting {
-			dev.percept.ActedOn(s)
-		}
-		return s.Scene, nil
-	}
-}
-
-// firstTarget remembers the first element found, the one a manual action
-// touched, and the screen it was found on.
-type firstTarget struct {
-	live  *locate.Live
-	first *action.Target
-	scene *scene.Scene
-}
-
 // replayable is the params to record for an action: a point locator (a
 // click on the preview) becomes the element it touched when that element's
 // text, description or resource id finds it again on the same screen, so
 // the script replays on other screen sizes; otherwise the point stays.
-func replayable(params json.RawMessage, locators []string, f *firstTarget) json.RawMessage {
-	var m map[string]json.RawMessage
-	if f.first == nil || f.first.Element == nil || f.scene == nil || json.Unmarshal(params, &m) != nil {
-		return params
-	}
-	for _, k := range locators {
-		var l action.Locator
-		if raw, ok := m[k]; !ok || json.Unmarshal(raw, &l) != nil || l.Point == nil {
+func replayable(rec *engine.Record) json.RawMessage {
+	c := rec.Call.Clone()
+	for i, ref := range rec.Call.Locators() {
+		l := ref.Locator
+		if l == nil || l.Point == nil || !l.Resolved() || l.Target().Element == nil {
 			continue
 		}
-		e := f.first.Element
+		e := l.Target().Element
 		for _, cand := range []action.Locator{{Text: e.Text}, {Desc: e.Desc}, {ID: e.ResourceID}} {
 			if cand.IsZero() {
 				continue
 			}
-			if found, err := locate.Find(f.scene, cand); err == nil && found.ID == e.ID {
-				m[k], _ = json.Marshal(cand)
+			if found, err := locate.Find(rec.Before.Scene, cand); err == nil && found.ID == e.ID {
+				_ = c.SetLocator(c.Locators()[i].Name, cand) // the same action's own field
 				break
 			}
 		}
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return params
-	}
-	return out
-}
-
-func (f *firstTarget) Resolve(ctx context.Context, l action.Locator) (action.Target, error) {
-	t, err := f.live.Resolve(ctx, l)
-	if err == nil && f.first == nil {
-		f.first = &t
-	}
-	return t, err
-}
-
-// shot is a screenshot for the record, nil when it fails.
-func (s *Server) shot(ctx context.Context, dev sessionDevice) []byte {
-	img, err := dev.drv.Screenshot(ctx)
-	if err != nil {
-		s.log.Warn("recorder screenshot", "device", dev.target.ID, "err", err)
-		return nil
-	}
-	return img
+	return c.ParamsJSON()
 }
 
 // relinkAnswer reconnects a broken device link and tells the client: the

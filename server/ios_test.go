@@ -35,7 +35,7 @@ func TestIOSPointTap(t *testing.T) {
 			}
 			return d, target, func() { d.Close() }, nil
 		},
-		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 			return agent.New(agent.Config{OnEvent: on})
 		},
 	})

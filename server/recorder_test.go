@@ -11,6 +11,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
@@ -99,7 +100,7 @@ func TestRecorderExportReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, OCRMode: runner.OCROff})
+	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
 	if err != nil || res.Status != "passed" || res.Steps != 3 {
 		t.Fatalf("replay: %v, %+v\n%s", err, res, yml)
 	}

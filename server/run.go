@@ -71,7 +71,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 }
 
 // run carries out t and frees the session however it ends.
-func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt Agent) {
+func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt agent.AI) {
 	status, res, err := "error", any(nil), fmt.Errorf("task %s: the runtime panicked", t.id)
 	defer func() {
 		if p := recover(); p != nil {
@@ -106,7 +106,7 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt Agent) 
 	status, res, err = s.runGoal(ctx, t, dev, st, rt)
 }
 
-func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt Agent) (string, any, error) {
+func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt agent.AI) (string, any, error) {
 	// Recorded even when cancelled at once: the runtime then ends it as
 	// canceled, with its events.
 	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "playground: " + t.job.title, Device: dev.target.ID})
@@ -127,7 +127,7 @@ func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *st
 
 // runScript runs the task's one-step script as apex run would; ai* steps
 // reach the runtime.
-func (s *Server) runScript(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt Agent) (string, any, error) {
+func (s *Server) runScript(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt agent.AI) (string, any, error) {
 	res, err := runner.Run(ctx, dev.drv, t.job.script, &runner.Options{
 		Store: st, Space: dev.space, Device: dev.target.ID, Name: "playground: " + t.job.title, Log: s.log, AI: rt,
 		OnStep: func(p runner.Progress) {

@@ -17,19 +17,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
-	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/store"
 )
 
 // MaxBody bounds every JSON request body.
 const MaxBody = 50 << 20
-
-// Agent runs goals and the ai* steps of scripts; *agent.Runtime is one.
-type Agent = runner.AI
 
 // Options configure a Server. Open and NewAgent are required.
 type Options struct {
@@ -47,7 +44,7 @@ type Options struct {
 	// top of the model settings of apex.yaml and the environment (m is
 	// empty at start). It must pass onEvent as agent.Config.OnEvent, so
 	// progress reaches the server, and fail on settings it cannot use.
-	NewAgent func(m ModelSettings, onEvent func(event.Event)) (Agent, error)
+	NewAgent func(m ModelSettings, onEvent func(event.Event)) (agent.AI, error)
 	// TestModel asks each model endpoint m configures (on top of the
 	// environment's) for a short answer (POST /config/test); nil: not
 	// offered.
@@ -117,7 +114,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: the AI runtime: %w", err)
 	}
-	s.models.agent = rt
+	s.models.rt = rt
 	s.routes()
 	return s, nil
 }

@@ -7,9 +7,11 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/perceive"
 )
 
@@ -39,7 +41,7 @@ type session struct {
 	drv     device.Driver
 	target  device.Target
 	space   *action.Space
-	percept *perceive.Perceiver // what manual actions see: the tree, OCR where it cannot be trusted
+	steps   *engine.Session // runs manual actions: observes (the tree, OCR where it cannot be trusted), acts, settles
 	release func()
 	running *task
 	openID  string // the id the session was opened with, to reopen it
@@ -78,23 +80,26 @@ func (ss *session) viewLocked() SessionView {
 // device is the open session's device, whether or not a task runs; the
 // preview and the action space use it.
 type sessionDevice struct {
-	drv     device.Driver
-	target  device.Target
-	space   *action.Space
-	percept *perceive.Perceiver
+	drv    device.Driver
+	target device.Target
+	space  *action.Space
+	steps  *engine.Session
 }
 
 // device is the session's device (ss.mu held).
 func (ss *session) device() sessionDevice {
-	return sessionDevice{ss.drv, ss.target, ss.space, ss.percept}
+	return sessionDevice{ss.drv, ss.target, ss.space, ss.steps}
 }
 
 // attach makes drv the session's device (ss.mu held); release, as stored,
-// also stops the OCR its perceiver started.
-func (ss *session) attach(drv device.Driver, t device.Target, release func(), opts *perceive.Options) {
-	p := perceive.New(drv, opts)
-	ss.drv, ss.target, ss.space, ss.percept = drv, t, action.ForPlatform(t.Platform), p
-	ss.release = func() { p.Close(); release() }
+// also stops the OCR its step engine started.
+func (ss *session) attach(drv device.Driver, t device.Target, release func(), opts *engine.Options) {
+	space := action.ForPlatform(t.Platform)
+	o := *opts
+	o.Space = space
+	steps := engine.New(drv, &o)
+	ss.drv, ss.target, ss.space, ss.steps = drv, t, space, steps
+	ss.release = func() { steps.Close(); release() }
 }
 
 // errRecreating answers a request while the session's device link is
@@ -184,7 +189,7 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 		ss.state, ss.err = StateRequired, err.Error()
 	} else {
 		ss.state, ss.openID = StateReady, id
-		ss.attach(drv, t, release, s.perceiveOptions())
+		ss.attach(drv, t, release, s.stepOptions())
 	}
 	v := ss.viewLocked()
 	ss.mu.Unlock()
@@ -255,7 +260,7 @@ func (s *Server) destroy() error {
 	}
 	ss.mu.Lock()
 	release := ss.release
-	ss.state, ss.drv, ss.target, ss.space, ss.percept, ss.release = StateRequired, nil, device.Target{}, nil, nil, nil
+	ss.state, ss.drv, ss.target, ss.space, ss.steps, ss.release = StateRequired, nil, device.Target{}, nil, nil, nil
 	ss.mu.Unlock()
 	if release != nil {
 		release()
@@ -264,9 +269,13 @@ func (s *Server) destroy() error {
 	return nil
 }
 
-// perceiveOptions are how a session's manual actions read the screen.
-func (s *Server) perceiveOptions() *perceive.Options {
-	return &perceive.Options{Mode: s.opts.OCRMode, Engine: s.opts.OCR, Log: s.log}
+// manualFind is how long a manual action waits for its target to show.
+const manualFind = 2 * time.Second
+
+// stepOptions are how a session's manual actions run: how they read the
+// screen and how long they wait for a target.
+func (s *Server) stepOptions() *engine.Options {
+	return &engine.Options{Perception: perceive.Options{Mode: s.opts.OCRMode, Engine: s.opts.OCR, Log: s.log}, FindTimeout: manualFind, Log: s.log}
 }
 
 func (s *Server) publishSession() {
@@ -304,10 +313,10 @@ func (s *Server) reopen(ctx context.Context) error {
 	drv, t, rel, err := s.opts.Open(ctx, id)
 	ss.mu.Lock()
 	if err != nil {
-		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.percept, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil, nil
+		ss.state, ss.err, ss.drv, ss.target, ss.space, ss.steps, ss.release = StateRequired, err.Error(), nil, device.Target{}, nil, nil, nil
 	} else {
 		ss.state = StateReady
-		ss.attach(drv, t, rel, s.perceiveOptions())
+		ss.attach(drv, t, rel, s.stepOptions())
 	}
 	ss.mu.Unlock()
 	s.publishSession()

@@ -22,7 +22,7 @@ func setupOf(t *testing.T, targets func(context.Context) ([]device.Target, error
 			return nil, device.Target{}, nil, errors.New("not in this test")
 		},
 		Targets: targets,
-		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+		NewAgent: func(_ server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 			return agent.New(agent.Config{OnEvent: on})
 		},
 	})

@@ -18,7 +18,7 @@ import (
 // claimed is a runtime that says it has a model when settings name one
 // (the dialog's test needs no real model: the cli tests reach one).
 type claimed struct {
-	server.Agent
+	agent.AI
 	model bool
 }
 
@@ -46,7 +46,7 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	var mu sync.Mutex
 	var built []server.ModelSettings
 	p := startPhone(t, &phoneOptions{opts: server.Options{
-		NewAgent: func(m server.ModelSettings, on func(event.Event)) (server.Agent, error) {
+		NewAgent: func(m server.ModelSettings, on func(event.Event)) (agent.AI, error) {
 			mu.Lock()
 			built = append(built, m)
 			mu.Unlock()

@@ -191,9 +191,9 @@ func TestCatchesUpwardImports(t *testing.T) {
 		src  string
 		want []string
 	}{
-		{"perception imports records", "scene/zz_layers_overlay.go",
-			"package scene\n\nimport _ \"" + module + "/store\"\n",
-			[]string{"scene (perception) imports store (records): move what scene needs from store down to layer perception or below (into a leaf such as event, or as an interface scene defines and store's types satisfy)"}},
+		{"perception imports intelligence", "scene/zz_layers_overlay.go",
+			"package scene\n\nimport _ \"" + module + "/llm\"\n",
+			[]string{"scene (perception) imports llm (intelligence): move what scene needs from llm down to layer perception or below (into a leaf such as event, or as an interface scene defines and llm's types satisfy)"}},
 		{"sim imports device", "sim/zz_layers_overlay.go",
 			"package sim\n\nimport _ \"" + module + "/device\"\n",
 			[]string{"sim (sim) imports device (device): sim may import its own layer and wire or below; move what sim needs from device down to layer wire or below (into a leaf such as event, or as an interface sim defines and device's types satisfy)"}},

@@ -1,25 +1,34 @@
-package runner
+package engine
 
 import (
 	"context"
 	"sync/atomic"
 	"time"
 
-	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 )
 
 // timedDriver adds up the time spent in device calls, so a step's record
-// can tell Apex's own overhead from the device's.
+// can tell Apex's own overhead from the device's. The actions find the
+// wrapped driver's optional extensions (clear text, double tap, drag)
+// through Unwrap; the time of those calls is not counted.
 type timedDriver struct {
 	device.Driver
 	spent atomic.Int64 // nanoseconds
+}
+
+func wrapTimed(d device.Driver) (device.Driver, *timedDriver) {
+	t := &timedDriver{Driver: d}
+	return t, t
 }
 
 func (t *timedDriver) since(start time.Time) { t.spent.Add(int64(time.Since(start))) }
 
 // Spent is the total time spent in device calls so far.
 func (t *timedDriver) Spent() time.Duration { return time.Duration(t.spent.Load()) }
+
+// Unwrap is the driver as given (action.Wrapper).
+func (t *timedDriver) Unwrap() device.Driver { return t.Driver }
 
 func (t *timedDriver) Info(ctx context.Context) (device.Info, error) {
 	defer t.since(time.Now())
@@ -66,53 +75,9 @@ func (t *timedDriver) ForegroundApp(ctx context.Context) (string, error) {
 	return t.Driver.ForegroundApp(ctx)
 }
 
-// wrapTimed wraps d so device time is counted, keeping the optional
-// extensions (action.TextClearer, action.DoubleTapper) d has, and only those.
-func wrapTimed(d device.Driver) (device.Driver, *timedDriver) {
-	t := &timedDriver{Driver: d}
-	_, clears := d.(action.TextClearer)
-	_, doubles := d.(action.DoubleTapper)
-	switch {
-	case clears && doubles:
-		return timedBoth{t}, t
-	case clears:
-		return timedClear{t}, t
-	case doubles:
-		return timedDouble{t}, t
-	}
-	return t, t
-}
-
-type timedClear struct{ *timedDriver }
-
-func (t timedClear) ClearText(ctx context.Context) error {
-	defer t.since(time.Now())
-	return t.Driver.(action.TextClearer).ClearText(ctx)
-}
-
-type timedDouble struct{ *timedDriver }
-
-func (t timedDouble) DoubleTap(ctx context.Context, p device.Point) error {
-	defer t.since(time.Now())
-	return t.Driver.(action.DoubleTapper).DoubleTap(ctx, p)
-}
-
-type timedBoth struct{ *timedDriver }
-
-func (t timedBoth) ClearText(ctx context.Context) error { return timedClear(t).ClearText(ctx) }
-func (t timedBoth) DoubleTap(ctx context.Context, p device.Point) error {
-	return timedDouble(t).DoubleTap(ctx, p)
-}
-
-// WDARequester is implemented by drivers that can send a raw
-// WebDriverAgent request; runWdaRequest steps need it.
-type WDARequester interface {
-	WDARequest(ctx context.Context, method, endpoint string, body []byte) ([]byte, error)
-}
-
-// timedCall runs a device call that bypasses the Driver interface, counting
-// its time.
-func timedCall[T any](t *timedDriver, f func() (T, error)) (T, error) {
-	defer t.since(time.Now())
+// Timed runs a device call that bypasses the Driver interface (a shell
+// command, a raw WebDriverAgent request), counting its time.
+func Timed[T any](s *Session, f func() (T, error)) (T, error) {
+	defer s.timed.since(time.Now())
 	return f()
 }
