@@ -231,3 +231,27 @@ func TestCustomAndCancel(t *testing.T) {
 		t.Errorf("after a canceled step: %v", r.Err)
 	}
 }
+
+// TestOnAChangedScreenNothingHappens: a step planned on a screen the
+// device no longer shows fails with ErrScreenChanged and does not act.
+func TestOnAChangedScreenNothingHappens(t *testing.T) {
+	_, cd, s, _ := session(t, "com.apex.settings")
+	ctx := testCtx(t)
+	planned, err := s.Settle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cd.LaunchApp(ctx, "com.apex.shop"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Run(ctx, engine.Step{Call: tap("Network & internet"), On: planned})
+	if !errors.Is(r.Err, engine.ErrScreenChanged) || r.Acted {
+		t.Fatalf("err %v, acted %v; want ErrScreenChanged before acting", r.Err, r.Acted)
+	}
+	if r.Before == nil || r.Before.FP == planned.FP {
+		t.Error("the record does not show the screen the device showed")
+	}
+	if r := s.Run(ctx, engine.Step{Call: tap("Network & internet"), On: planned}); !errors.Is(r.Err, engine.ErrScreenChanged) {
+		t.Errorf("a second try on the old screen: %v", r.Err)
+	}
+}

@@ -26,6 +26,11 @@ type Step struct {
 	// for a step without a call), re-checked until it holds or
 	// ExpectTimeout passes.
 	Expect *check.Check
+	// On, when set, is the screen the caller read the call's targets on
+	// (locators by element id refer to its Scene). When the device shows
+	// another screen by the time the step starts, the step fails with
+	// ErrScreenChanged instead of acting on what the caller did not see.
+	On *perceive.Screen
 	// Custom runs a step that is not an action of the space (a shell
 	// command, a question to the AI runtime, reading an element): it gets
 	// the record with Before set and fills what it did. The engine still
@@ -44,6 +49,17 @@ type Step struct {
 	// Message is what a failed expectation tells the reader (a script
 	// assert's message); the evidence follows it.
 	Message string
+}
+
+// ErrScreenChanged is the error of a step whose screen (Step.On) the
+// device no longer shows: observe again and decide again.
+var ErrScreenChanged = errors.New("the screen changed before the step could act")
+
+func short(fp string) string {
+	if len(fp) > 8 {
+		return fp[:8]
+	}
+	return fp
 }
 
 // Step statuses.
@@ -136,9 +152,17 @@ func (s *Session) Run(ctx context.Context, st Step) *Record {
 }
 
 func (s *Session) run(ctx context.Context, st Step, r *Record) error {
+	if st.On != nil {
+		s.cur = st.On
+	}
 	before, err := s.fresh(ctx)
 	if err != nil {
 		return err
+	}
+	if st.On != nil && before != st.On {
+		r.Before, r.After = before, before
+		s.cur = before
+		return fmt.Errorf("%w: the step was planned on screen %s, the device shows %s now", ErrScreenChanged, short(st.On.FP), short(before.FP))
 	}
 	r.Before = before
 	switch {
