@@ -148,7 +148,7 @@ func (c Call) Locators() []LocatorRef {
 			continue
 		}
 		refs = append(refs, LocatorRef{
-			LocatorField: LocatorField{Name: f.name, Optional: !f.required, Deferred: f.deferred},
+			LocatorField: f.locatorField(),
 			Locator:      locatorAt(pv.Elem().FieldByIndex(f.index)),
 		})
 	}
