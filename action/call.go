@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -86,6 +87,12 @@ func (c Call) ParamsJSON() json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"error":%q}`, err.Error()))
 	}
 	return raw
+}
+
+// Equal reports whether c and o call the same action (by name) with the
+// same params, as JSON encodes them; go-cmp compares Calls with it.
+func (c Call) Equal(o Call) bool {
+	return c.Name() == o.Name() && (c.IsZero() || bytes.Equal(c.ParamsJSON(), o.ParamsJSON()))
 }
 
 // callJSON is a Call on the wire.

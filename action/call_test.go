@@ -88,3 +88,34 @@ func TestCallRunRecordsTarget(t *testing.T) {
 		t.Error("a clone taken before Run shares the resolved target")
 	}
 }
+
+// Calls compare by action and params, as go-cmp does through Equal: the
+// same params built in Go and decoded from JSON are equal.
+func TestCallEqual(t *testing.T) {
+	sp := action.ForPlatform(device.Android)
+	decoded, err := sp.DecodeCall("tap", json.RawMessage(`{"locate": "Search"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "Search"}})
+	other := action.DoubleTap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "Search"}})
+	elsewhere := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Text: "Search"}})
+	for _, tt := range []struct {
+		name string
+		a, b action.Call
+		want bool
+	}{
+		{"built and decoded", built, decoded, true},
+		{"another action", built, other, false},
+		{"other params", built, elsewhere, false},
+		{"zero and zero", action.Call{}, action.Call{}, true},
+		{"zero and a call", action.Call{}, built, false},
+	} {
+		if got := tt.a.Equal(tt.b); got != tt.want {
+			t.Errorf("%s: Equal = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := cmp.Equal(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: cmp.Equal = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
