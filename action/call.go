@@ -107,7 +107,9 @@ func (c Call) MarshalJSON() ([]byte, error) {
 }
 
 // String renders the call as a model or a log reads it:
-// `Tap(locate: "Search")`.
+// `Tap(locate: "Search")`. Params left at their zero value or their
+// default are left out, so a call reads the same before and after its
+// defaults are filled in.
 func (c Call) String() string {
 	if c.Action == nil {
 		return "(no action)"
@@ -118,7 +120,7 @@ func (c Call) String() string {
 		v := pv.Elem()
 		for _, f := range c.Action.plan.fields {
 			fv := v.FieldByIndex(f.index)
-			if fv.IsZero() {
+			if fv.IsZero() || f.def.IsValid() && reflect.DeepEqual(fv.Interface(), f.def.Interface()) {
 				continue
 			}
 			raw, err := json.Marshal(fv.Interface())

@@ -67,6 +67,30 @@ func TestCallSetLocatorAndJSON(t *testing.T) {
 	}
 }
 
+// String leaves out the params a call leaves at their defaults, decoded
+// (defaults filled) or built in Go (left zero) alike.
+func TestCallStringLeavesDefaultsOut(t *testing.T) {
+	decoded, err := action.ForPlatform(device.Android).DecodeCall("Input", json.RawMessage(`{"value": "demo", "locate": "Username"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := action.Locator{Prompt: "Username"}
+	built := action.Input.MustCall(&action.InputParams{Value: "demo", Locate: &field})
+	appended := action.Input.MustCall(&action.InputParams{Value: "demo", Locate: &field, Mode: "append"})
+	for _, tt := range []struct {
+		c    action.Call
+		want string
+	}{
+		{decoded, `Input(value: "demo", locate: "Username")`},
+		{built, `Input(value: "demo", locate: "Username")`},
+		{appended, `Input(value: "demo", locate: "Username", mode: "append")`},
+	} {
+		if got := tt.c.String(); got != tt.want {
+			t.Errorf("String = %s, want %s", got, tt.want)
+		}
+	}
+}
+
 func TestCallRunRecordsTarget(t *testing.T) {
 	c := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "OK"}})
 	retry := c.Clone()
