@@ -58,6 +58,10 @@ type LocatorField struct {
 	// Deferred locators (tag `locator:"deferred"`) are resolved by the
 	// action's call itself, e.g. Scroll's untilVisible after each swipe.
 	Deferred bool
+	// Focused locators (tag `locator:"focused"` on a *Locator) name a text
+	// field that, left out, is the focused one: a caller that sees the
+	// screen may fill it with that field.
+	Focused bool
 }
 
 // Define declares an action. P is its params struct; its exported fields are
@@ -65,7 +69,8 @@ type LocatorField struct {
 // required. Tags add rules: `jsonschema:"…"` or `description:"…"` describe
 // the param to a model, `enum:"a,b"` limits a string, `minimum:"0"` and
 // `maximum:"9"` bound a number, `default:"…"` fills an absent optional field,
-// and `locator:"deferred"` leaves a Locator for the call to resolve. If *P
+// `locator:"deferred"` leaves a Locator for the call to resolve, and
+// `locator:"focused"` marks a *Locator whose absence means the focused field. If *P
 // implements Validator, Decode calls it.
 //
 // Define panics when P cannot be a params type (not a struct, a bad tag, a
@@ -157,7 +162,7 @@ func (a *Action) Locators() []LocatorField {
 	var ls []LocatorField
 	for _, f := range a.plan.fields {
 		if f.locator {
-			ls = append(ls, LocatorField{Name: f.name, Optional: !f.required, Deferred: f.deferred})
+			ls = append(ls, f.locatorField())
 		}
 	}
 	return ls

@@ -63,6 +63,10 @@ func TestLocatorsDetail(t *testing.T) {
 	if diff := cmp.Diff(want, action.DragAndDrop.Locators()); diff != "" {
 		t.Errorf("DragAndDrop.Locators() (-want +got):\n%s", diff)
 	}
+	want = []action.LocatorField{{Name: "locate", Optional: true, Focused: true}}
+	if diff := cmp.Diff(want, action.ClearInput.Locators()); diff != "" {
+		t.Errorf("ClearInput.Locators() (-want +got):\n%s", diff)
+	}
 }
 
 // TestDecodeErrors checks that bad params are refused with every problem
@@ -317,6 +321,13 @@ func TestDefineRefusesBrokenDeclarations(t *testing.T) {
 		{"default on a required field", func() {
 			action.Define("X", "", func(context.Context, *action.Env, *struct {
 				S string `json:"s" default:"c"`
+			}) error {
+				return nil
+			})
+		}},
+		{"focused on a required locator", func() {
+			action.Define("X", "", func(context.Context, *action.Env, *struct {
+				L action.Locator `json:"l" locator:"focused"`
 			}) error {
 				return nil
 			})

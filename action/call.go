@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,6 +89,12 @@ func (c Call) ParamsJSON() json.RawMessage {
 	return raw
 }
 
+// Equal reports whether c and o call the same action (by name) with the
+// same params, as JSON encodes them; go-cmp compares Calls with it.
+func (c Call) Equal(o Call) bool {
+	return c.Name() == o.Name() && (c.IsZero() || bytes.Equal(c.ParamsJSON(), o.ParamsJSON()))
+}
+
 // callJSON is a Call on the wire.
 type callJSON struct {
 	Action string          `json:"action"`
@@ -100,7 +107,9 @@ func (c Call) MarshalJSON() ([]byte, error) {
 }
 
 // String renders the call as a model or a log reads it:
-// `Tap(locate: "Search")`.
+// `Tap(locate: "Search")`. Params left at their zero value or their
+// default are left out, so a call reads the same before and after its
+// defaults are filled in.
 func (c Call) String() string {
 	if c.Action == nil {
 		return "(no action)"
@@ -111,7 +120,7 @@ func (c Call) String() string {
 		v := pv.Elem()
 		for _, f := range c.Action.plan.fields {
 			fv := v.FieldByIndex(f.index)
-			if fv.IsZero() {
+			if fv.IsZero() || f.def.IsValid() && reflect.DeepEqual(fv.Interface(), f.def.Interface()) {
 				continue
 			}
 			raw, err := json.Marshal(fv.Interface())
@@ -148,7 +157,7 @@ func (c Call) Locators() []LocatorRef {
 			continue
 		}
 		refs = append(refs, LocatorRef{
-			LocatorField: LocatorField{Name: f.name, Optional: !f.required, Deferred: f.deferred},
+			LocatorField: f.locatorField(),
 			Locator:      locatorAt(pv.Elem().FieldByIndex(f.index)),
 		})
 	}

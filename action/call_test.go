@@ -67,6 +67,30 @@ func TestCallSetLocatorAndJSON(t *testing.T) {
 	}
 }
 
+// String leaves out the params a call leaves at their defaults, decoded
+// (defaults filled) or built in Go (left zero) alike.
+func TestCallStringLeavesDefaultsOut(t *testing.T) {
+	decoded, err := action.ForPlatform(device.Android).DecodeCall("Input", json.RawMessage(`{"value": "demo", "locate": "Username"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := action.Locator{Prompt: "Username"}
+	built := action.Input.MustCall(&action.InputParams{Value: "demo", Locate: &field})
+	appended := action.Input.MustCall(&action.InputParams{Value: "demo", Locate: &field, Mode: "append"})
+	for _, tt := range []struct {
+		c    action.Call
+		want string
+	}{
+		{decoded, `Input(value: "demo", locate: "Username")`},
+		{built, `Input(value: "demo", locate: "Username")`},
+		{appended, `Input(value: "demo", locate: "Username", mode: "append")`},
+	} {
+		if got := tt.c.String(); got != tt.want {
+			t.Errorf("String = %s, want %s", got, tt.want)
+		}
+	}
+}
+
 func TestCallRunRecordsTarget(t *testing.T) {
 	c := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "OK"}})
 	retry := c.Clone()
@@ -86,5 +110,36 @@ func TestCallRunRecordsTarget(t *testing.T) {
 	}
 	if _, ok := retry.Target(); ok {
 		t.Error("a clone taken before Run shares the resolved target")
+	}
+}
+
+// Calls compare by action and params, as go-cmp does through Equal: the
+// same params built in Go and decoded from JSON are equal.
+func TestCallEqual(t *testing.T) {
+	sp := action.ForPlatform(device.Android)
+	decoded, err := sp.DecodeCall("tap", json.RawMessage(`{"locate": "Search"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "Search"}})
+	other := action.DoubleTap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "Search"}})
+	elsewhere := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Text: "Search"}})
+	for _, tt := range []struct {
+		name string
+		a, b action.Call
+		want bool
+	}{
+		{"built and decoded", built, decoded, true},
+		{"another action", built, other, false},
+		{"other params", built, elsewhere, false},
+		{"zero and zero", action.Call{}, action.Call{}, true},
+		{"zero and a call", action.Call{}, built, false},
+	} {
+		if got := tt.a.Equal(tt.b); got != tt.want {
+			t.Errorf("%s: Equal = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := cmp.Equal(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: cmp.Equal = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

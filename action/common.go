@@ -49,11 +49,11 @@ type (
 	}
 	InputParams struct {
 		Value  string   `json:"value" jsonschema:"the text to type"`
-		Locate *Locator `json:"locate,omitempty" jsonschema:"the field to type into; the focused field when left out"`
+		Locate *Locator `json:"locate,omitempty" jsonschema:"the field to type into; the focused field when left out" locator:"focused"`
 		Mode   string   `json:"mode,omitempty" jsonschema:"replace the field's text, append to it, or clear it (value is then ignored)" enum:"replace,append,clear" default:"replace"`
 	}
 	ClearInputParams struct {
-		Locate *Locator `json:"locate,omitempty" jsonschema:"the field to clear; the focused field when left out"`
+		Locate *Locator `json:"locate,omitempty" jsonschema:"the field to clear; the focused field when left out" locator:"focused"`
 	}
 	KeyboardPressParams struct {
 		KeyName string   `json:"keyName" jsonschema:"the key: enter, delete (backspace), tab, escape, space, up, down, left, right, home, back, volume_up, volume_down, search, …"`

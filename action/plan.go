@@ -30,9 +30,17 @@ type fieldPlan struct {
 	def     reflect.Value
 	defJSON json.RawMessage
 	// locator is set for fields of type Locator or *Locator; deferred ones
-	// (tag locator:"deferred") are resolved by the call, not by Run.
+	// (tag locator:"deferred") are resolved by the call, not by Run;
+	// focused ones (tag locator:"focused", optional only) mean the focused
+	// field when left out.
 	locator  bool
 	deferred bool
+	focused  bool
+}
+
+// locatorField describes a locator field to callers outside the plan.
+func (f *fieldPlan) locatorField() LocatorField {
+	return LocatorField{Name: f.name, Optional: !f.required, Deferred: f.deferred, Focused: f.focused}
 }
 
 var (
@@ -125,8 +133,10 @@ func (f *fieldPlan) readTags(sf reflect.StructField) error {
 	switch tag := sf.Tag.Get("locator"); {
 	case tag == "deferred" && f.locator:
 		f.deferred = true
+	case tag == "focused" && f.locator && f.typ.Kind() == reflect.Pointer:
+		f.focused = true
 	case tag != "":
-		return fmt.Errorf("locator tag %q: only \"deferred\" on a Locator field is known", tag)
+		return fmt.Errorf("locator tag %q: only \"deferred\" on a Locator field, or \"focused\" on a *Locator field, is known", tag)
 	}
 	if e := sf.Tag.Get("enum"); e != "" {
 		if base.Kind() != reflect.String {

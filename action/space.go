@@ -141,7 +141,14 @@ func normName(name string) string {
 // Describe is the text that tells a model which actions exist here: one
 // line per action (its signature and what it does), then a line per
 // described param.
-func (s *Space) Describe() string {
+func (s *Space) Describe() string { return s.describe(true) }
+
+// Brief is Describe without the lines per param: the signatures and what
+// each action does, for a prompt that lists every action in a tight token
+// budget (a planner's).
+func (s *Space) Brief() string { return s.describe(false) }
+
+func (s *Space) describe(params bool) string {
 	var b strings.Builder
 	b.WriteString("Actions on ")
 	b.WriteString(s.deviceWord())
@@ -151,6 +158,9 @@ func (s *Space) Describe() string {
 	for _, a := range s.actions {
 		b.WriteString(a.ModelText())
 		b.WriteByte('\n')
+		if !params {
+			continue
+		}
 		for _, f := range a.plan.fields {
 			if f.desc == "" {
 				continue

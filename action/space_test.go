@@ -217,6 +217,20 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// Brief lists every action in one line, without the lines per param.
+func TestBrief(t *testing.T) {
+	s := action.ForPlatform(device.Android)
+	b := s.Brief()
+	for _, a := range s.Actions() {
+		if !strings.Contains(b, "\n"+a.ModelText()+"\n") {
+			t.Errorf("Brief() lacks %q", a.ModelText())
+		}
+	}
+	if strings.Contains(b, "    locate: ") || len(b) >= len(s.Describe()) {
+		t.Errorf("Brief() carries the params' lines:\n%s", b)
+	}
+}
+
 func TestSpaceFindAndRun(t *testing.T) {
 	ios := action.ForPlatform(device.IOS)
 	_, err := ios.Find("RecentApps")

@@ -225,7 +225,7 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 	if o.judge, err = rt.model(s, event.RoleValidator); err != nil {
 		return nil, err
 	}
-	o.planner = &planner{model: pm}
+	o.planner = &planner{model: pm, space: s.space}
 	o.exec = &executor{space: s.space, drv: t.Driver, obs: s.obs, model: em, cache: rt.cache, bus: s.bus}
 	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted,
 		taskInfo{Goal: t.Goal, Kind: "act", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
@@ -240,10 +240,10 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 // finish has the reporter summarise the task from its events and publish
 // the end.
 func (rt *Runtime) finish(ctx context.Context, s *session, status, reason string) *Result {
-	summary := report(s.bus.all(), status, reason)
+	summary := report(s.bus.all(), s.space, status, reason)
 	s.bus.publish(ctx, event.RoleReporter, event.RoleOrchestrator, event.EvTaskFinished,
 		finishEvent{Status: status, Reason: reason, Summary: summary}, statusOf(status), 0)
-	res, err := Replay(s.bus.all())
+	res, err := replay(s.bus.all(), s.space)
 	if err != nil {
 		// Replay reads what publish wrote; failing here is a bug.
 		rt.log.Error("agent: replay own events", "task", s.id, "err", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/scene"
@@ -54,10 +55,11 @@ func stepPrompts(sc *scene.Scene) map[string]*llm.Request {
 		sums = append(sums, strings.Repeat("x", 48))
 	}
 	progress := "done 5: " + strings.Join(sums, "; ") + "\nleft: " + strings.Repeat("tap \"Something\"; ", 20)[:300]
-	st := Step{ID: 6, Action: ActInput, Target: "the search field at the top of the page", Value: "wireless noise cancelling headphones"}
+	field := action.Locator{Prompt: "the search field at the top of the page"}
+	st := Step{ID: 6, Call: action.Input.MustCall(&action.InputParams{Value: "wireless noise cancelling headphones", Locate: &field})}
 	return map[string]*llm.Request{
-		"planner":   plannerRequest("Find the cheapest wireless noise cancelling headphones with at least four stars and add two to the cart", sc, progress),
-		"executor":  executorRequest(st, "no element matches \"the search field at the top of the page\"", sc, action.Input, progress),
+		"planner":   plannerRequest("Find the cheapest wireless noise cancelling headphones with at least four stars and add two to the cart", sc, progress, action.ForPlatform(device.Android)),
+		"executor":  executorRequest(st, "no element matches \"the search field at the top of the page\"", sc, progress),
 		"validator": validatorRequest(`"Cart (2)" shown`, sc),
 		"query":     queryRequest("What is the price of the first result?", QueryNumber, sc),
 	}

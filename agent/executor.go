@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apexagent/apex/action"
@@ -45,16 +44,16 @@ type executor struct {
 	bus   *bus
 }
 
-// stepText renders a step for keys, caches and prompts: tap "Sign in".
+// stepText renders a step for keys, caches, summaries and prompts: its
+// call, Tap(locate: "Sign in"), or the check a step without one makes.
 func stepText(st Step) string {
-	s := st.Action
-	if st.Target != "" {
-		s += fmt.Sprintf(" %q", st.Target)
+	switch {
+	case !st.Call.IsZero():
+		return st.Call.String()
+	case st.Wait:
+		return "wait for " + st.Expected.String()
 	}
-	if st.Value != "" {
-		s += fmt.Sprintf(" value=%q", st.Value)
-	}
-	return s
+	return "check " + st.Expected.String()
 }
 
 // idempotencyKey names the effect a step intends within a task: retries of
@@ -62,53 +61,6 @@ func stepText(st Step) string {
 func idempotencyKey(taskID string, st Step) string {
 	h := sha256.Sum256([]byte(taskID + "\x00" + strconv.Itoa(st.ID) + "\x00" + stepText(st)))
 	return hex.EncodeToString(h[:8])
-}
-
-// call maps a step to an action name, its params and the name of the
-// locator param its target fills ("" for none).
-func call(st Step) (string, map[string]any, string, error) {
-	switch st.Action {
-	case ActTap:
-		return "Tap", map[string]any{}, "locate", nil
-	case ActDoubleTap:
-		return "DoubleTap", map[string]any{}, "locate", nil
-	case ActLongPress:
-		return "LongPress", map[string]any{}, "locate", nil
-	case ActInput:
-		return "Input", map[string]any{"value": st.Value}, "locate", nil
-	case ActPress:
-		k := st.Value
-		if k == "" {
-			k = "enter"
-		}
-		return "KeyboardPress", map[string]any{"keyName": k}, "", nil
-	case ActScroll:
-		d := st.Value
-		if d == "" {
-			d = "down"
-		}
-		p := map[string]any{"direction": d}
-		if st.Target != "" {
-			p["untilVisible"] = action.Locator{Prompt: st.Target}
-		}
-		return "Scroll", p, "", nil
-	case ActBack:
-		return "Back", map[string]any{}, "", nil
-	case ActHome:
-		return "Home", map[string]any{}, "", nil
-	case ActLaunch:
-		if !strings.Contains(st.Target, ".") {
-			return "", nil, "", fmt.Errorf("launch needs a package name such as com.apex.shop, not %q: go home and tap the app's icon instead", st.Target)
-		}
-		return "Launch", map[string]any{"app": st.Target}, "", nil
-	case ActWait:
-		ms, err := strconv.Atoi(st.Value)
-		if err != nil || ms < 0 {
-			return "", nil, "", fmt.Errorf("wait: %q is not a number of milliseconds", st.Value)
-		}
-		return "Sleep", map[string]any{"ms": ms}, "", nil
-	}
-	return "", nil, "", fmt.Errorf("step action %q has no action-space call", st.Action)
 }
 
 // resolveOpts are how recovery changes the executor's strategy.
@@ -120,7 +72,7 @@ type resolveOpts struct {
 
 // execute runs the step once on screen sc.
 func (x *executor) execute(ctx context.Context, taskID string, st Step, attempt int, sc *scene.Scene, ro resolveOpts) execution {
-	ex := execution{Step: st.ID, Attempt: attempt, Key: idempotencyKey(taskID, st), Via: "none", Fingerprint: sc.Fingerprint()}
+	ex := execution{Step: st.ID, Attempt: attempt, Action: st.Call.Name(), Key: idempotencyKey(taskID, st), Via: "none", Fingerprint: sc.Fingerprint()}
 	start := time.Now()
 	err := x.run(ctx, &ex, st, sc, ro)
 	ex.Ms = time.Since(start).Milliseconds()
@@ -131,108 +83,164 @@ func (x *executor) execute(ctx context.Context, taskID string, st Step, attempt 
 }
 
 func (x *executor) run(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts) error {
-	name, params, field, err := call(st)
+	call, sc, err := x.resolve(ctx, ex, st, sc, ro)
 	if err != nil {
 		return err
 	}
-	ex.Action = name
-	if field != "" && (st.Target != "" || st.Action == ActInput) {
-		var err error
-		if sc, err = x.resolve(ctx, ex, st, sc, ro, name, params, field); err != nil {
-			return err
-		}
-	} else {
-		ex.Via = "rule"
-	}
-	if ex.Params == nil {
-		raw, err := json.Marshal(params)
-		if err != nil {
-			return err
-		}
-		ex.Params = raw
-	}
-	return x.act(ctx, ex.Action, ex.Params, sc)
+	ex.Action, ex.Params = call.Name(), call.ParamsJSON()
+	return x.act(ctx, call, sc)
 }
 
-// act runs one action of the space; locators resolve on sc first, then on
-// fresh observations (an action that scrolls sees the new screen).
-func (x *executor) act(ctx context.Context, name string, raw json.RawMessage, sc *scene.Scene) error {
-	a, err := x.space.Find(name)
-	if err != nil {
-		return err
-	}
+// act runs one call of the action space on screen sc: its locators resolve
+// on sc first, then on fresh observations (an action that scrolls sees the
+// new screen).
+func (x *executor) act(ctx context.Context, call action.Call, sc *scene.Scene) error {
 	env := &action.Env{Driver: x.drv, Resolver: &locate.Live{Scene: sc, Observe: x.obs.observe}}
 	x.obs.acted()
-	return a.Run(ctx, env, raw)
+	return call.Run(ctx, env)
 }
 
-// resolve fills the locator param: from the replay cache when the screen
-// matches, by rule when the target resolves in the Scene (or, when the tree
-// names no such thing, in the Scene with the whole screenshot read), by the
-// model otherwise. It returns the Scene the param refers to.
-func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts, name string, params map[string]any, field string) (*scene.Scene, error) {
+// resolve fills the locator params of a copy of the step's call (the step
+// keeps them as planned, for retries): the whole call from the replay cache
+// when the screen matches, each locator by rule when it resolves in the
+// Scene (or, when the tree names no such thing, in the Scene with the whole
+// screenshot read), the call by the model otherwise. It returns the call
+// and the Scene its locators refer to.
+func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts) (action.Call, *scene.Scene, error) {
+	call := st.Call.Clone()
+	if !needsScreen(call) {
+		ex.Via = "rule"
+		return call, sc, nil
+	}
 	if !ro.noCache {
 		if ce, ok := x.cache.get(stepText(st), ex.Fingerprint); ok {
 			if el, ok := sc.Element(elemID(ce.Element)); ok && sameElement(el, ce.Element) {
-				ex.Action, ex.Params, ex.Element, ex.Via = ce.Action, ce.Params, &el, "cache"
-				return sc, nil
+				if cached, err := x.space.DecodeCall(ce.Action, ce.Params); err == nil {
+					ex.Element, ex.Via = &el, "cache"
+					return cached, sc, nil
+				}
 			}
 			x.bus.publish(ctx, event.RoleExecutor, event.RoleOrchestrator, "cache_mismatch",
 				map[string]any{"step_id": st.ID, "step": stepText(st), "cached": ce.Element}, event.StatusInfo, 0)
 			x.cache.drop(stepText(st), ex.Fingerprint)
 		}
 	}
-	el, rerr := ruleTarget(sc, st, ro.anyMatch)
+	found, rerr := ruleTargets(call, sc, ro.anyMatch)
 	if errors.Is(rerr, action.ErrNotFound) && x.model == nil {
 		// A label drawn inside an image or a custom view: the trust
 		// checks had no reason to read the pixels, this miss does. (With
 		// a model, the model is asked instead: reading the whole screen
 		// first would slow every step it resolves.)
 		if read, ok := x.obs.readAll(ctx, sc); ok {
-			if el2, err := ruleTarget(read, st, ro.anyMatch); err == nil {
-				sc, el, rerr = read, el2, nil
+			if f, err := ruleTargets(call, read, ro.anyMatch); err == nil {
+				sc, found, rerr = read, f, nil
 			}
 		}
 	}
 	if rerr == nil {
-		params[field] = action.Locator{ID: el.ID}
-		ex.Element, ex.Via = &el, "rule"
-		return sc, nil
+		for i, f := range found {
+			if err := call.SetLocator(f.field, action.Locator{ID: f.el.ID}); err != nil {
+				return call, sc, err
+			}
+			if i == 0 {
+				ex.Element = &f.el
+			}
+		}
+		ex.Via = "rule"
+		return call, sc, nil
 	}
 	if x.model == nil {
-		return sc, rerr
+		return call, sc, rerr
 	}
-	return sc, x.byModel(ctx, ex, st, sc, name, rerr, ro.progress)
+	mc, err := x.byModel(ctx, ex, st, sc, rerr, ro.progress)
+	return mc, sc, err
 }
 
-// ruleTarget finds a step's target without a model. Input with no target
-// goes to the focused field, or the only one.
-func ruleTarget(sc *scene.Scene, st Step, anyMatch bool) (scene.Element, error) {
-	if st.Target == "" {
-		var inputs []scene.Element
-		for _, e := range sc.Elements {
-			if e.Flags.Editable && e.Flags.Focused {
-				return e, nil
-			}
-			if e.Flags.Editable {
-				inputs = append(inputs, e)
-			}
+// needsScreen reports whether the executor has locators of call to find
+// before it runs: any but deferred ones (the action finds those) and
+// points (they are where to act already), and a focused field left out.
+func needsScreen(call action.Call) bool {
+	for _, r := range call.Locators() {
+		if wanted(r) {
+			return true
 		}
-		if len(inputs) == 1 {
-			return inputs[0], nil
+	}
+	return false
+}
+
+func wanted(r action.LocatorRef) bool {
+	if r.Deferred {
+		return false
+	}
+	if r.Locator == nil {
+		return r.Focused
+	}
+	return r.Locator.Point == nil
+}
+
+// found is an element a locator param names.
+type found struct {
+	field string
+	el    scene.Element
+}
+
+// ruleTargets finds the elements of call's locator params without a
+// model. A focused field left out is the focused text field, or the only
+// one.
+func ruleTargets(call action.Call, sc *scene.Scene, anyMatch bool) ([]found, error) {
+	refs := call.Locators()
+	var out []found
+	for _, r := range refs {
+		if !wanted(r) {
+			continue
 		}
-		return scene.Element{}, fmt.Errorf("no field is focused and %d fields are on screen: say which one to type into: %w", len(inputs), action.ErrNotFound)
+		var el scene.Element
+		var err error
+		if r.Locator == nil {
+			el, err = focusedField(sc)
+		} else {
+			el, err = ruleTarget(sc, *r.Locator, anyMatch)
+		}
+		if err != nil {
+			if len(refs) > 1 {
+				err = fmt.Errorf("%s: %w", r.Name, err)
+			}
+			return nil, err
+		}
+		out = append(out, found{r.Name, el})
 	}
-	l := locatorFor(st.Target)
-	if st.Action == ActInput {
-		l.Type = ""
+	return out, nil
+}
+
+// focusedField is the text field typing goes to: the focused one, or the
+// only one.
+func focusedField(sc *scene.Scene) (scene.Element, error) {
+	var inputs []scene.Element
+	for _, e := range sc.Elements {
+		if e.Flags.Editable && e.Flags.Focused {
+			return e, nil
+		}
+		if e.Flags.Editable {
+			inputs = append(inputs, e)
+		}
 	}
+	if len(inputs) == 1 {
+		return inputs[0], nil
+	}
+	return scene.Element{}, fmt.Errorf("no field is focused and %d fields are on screen: say which one to type into: %w", len(inputs), action.ErrNotFound)
+}
+
+// ruleTarget finds one locator in sc; of several matches it takes the one
+// that reads exactly as the locator says, or the only control, or (with
+// anyMatch) the first of those.
+func ruleTarget(sc *scene.Scene, l action.Locator, anyMatch bool) (scene.Element, error) {
 	e, err := locate.Find(sc, l)
 	var amb *locate.AmbiguousError
 	if errors.As(err, &amb) {
+		words := locatorWords(l)
 		var exact, controls []scene.Element
 		for _, c := range amb.Candidates {
-			if exactly(c, st.Target) {
+			if exactly(c, words) {
 				exact = append(exact, c)
 			}
 			if c.Control() {
@@ -253,6 +261,34 @@ func ruleTarget(sc *scene.Scene, st Step, anyMatch bool) (scene.Element, error) 
 	return e, err
 }
 
+// locatorWords is what a locator says to find, in words: its prompt, text,
+// description or id.
+func locatorWords(l action.Locator) string {
+	for _, w := range []string{l.Prompt, l.Text, l.Desc, l.ID} {
+		if w != "" {
+			return w
+		}
+	}
+	return ""
+}
+
+// stepLocator is the first locator the step's call gives (as planned,
+// unresolved): what recovery looks for, scrolls to or must not dismiss.
+func stepLocator(st Step) (action.Locator, bool) {
+	for _, r := range st.Call.Locators() {
+		if r.Locator != nil && !r.Locator.IsZero() {
+			return *r.Locator, true
+		}
+	}
+	return action.Locator{}, false
+}
+
+// stepTarget is stepLocator in words; "" when the call names no element.
+func stepTarget(st Step) string {
+	l, _ := stepLocator(st)
+	return locatorWords(l)
+}
+
 func elemID(e *scene.Element) string {
 	if e == nil {
 		return ""
@@ -265,67 +301,43 @@ func sameElement(a scene.Element, b *scene.Element) bool {
 }
 
 // byModel asks the executor model for the one call; it sees the step, the
-// screen list and the one tool the step needs.
-func (x *executor) byModel(ctx context.Context, ex *execution, st Step, sc *scene.Scene, name string, why error, progress string) error {
-	a, err := x.space.Find(name)
+// screen list and the tool of the step's action, and may answer with
+// another action of the space.
+func (x *executor) byModel(ctx context.Context, ex *execution, st Step, sc *scene.Scene, why error, progress string) (action.Call, error) {
+	resp, err := x.model.complete(ctx, executorRequest(st, why.Error(), sc, progress))
 	if err != nil {
-		return err
+		return action.Call{}, fmt.Errorf("rules could not find the target (%v) and the model failed: %w", why, err)
 	}
-	resp, err := x.model.complete(ctx, executorRequest(st, why.Error(), sc, a, progress))
-	if err != nil {
-		return fmt.Errorf("rules could not find the target (%v) and the model failed: %w", why, err)
-	}
-	callName, args := "", json.RawMessage(nil)
+	name, args := "", json.RawMessage(nil)
 	if len(resp.ToolCalls) > 0 {
-		callName, args = resp.ToolCalls[0].Name, resp.ToolCalls[0].Args
+		name, args = resp.ToolCalls[0].Name, resp.ToolCalls[0].Args
 	} else {
 		raw, err := jsonObject(resp.Text)
 		if err != nil {
-			return fmt.Errorf("executor model: %w", err)
+			return action.Call{}, fmt.Errorf("executor model: %w", err)
 		}
 		var ans struct {
 			Action string          `json:"action"`
 			Params json.RawMessage `json:"params"`
 		}
 		if err := json.Unmarshal(raw, &ans); err != nil {
-			return fmt.Errorf("executor model: %w", err)
+			return action.Call{}, fmt.Errorf("executor model: %w", err)
 		}
-		callName, args = ans.Action, ans.Params
+		name, args = ans.Action, ans.Params
 	}
-	ma, err := x.space.Find(callName)
+	call, err := x.space.DecodeCall(name, args)
 	if err != nil {
-		return fmt.Errorf("executor model: %w", err)
+		return action.Call{}, fmt.Errorf("executor model: %w", err)
 	}
-	params, err := ma.Decode(args)
-	if err != nil {
-		return fmt.Errorf("executor model: %w", err)
-	}
-	ex.Action, ex.Params, ex.Via = ma.Name(), args, "model"
+	ex.Via = "model"
 	// Remember the element the model picked, for the cache and the record.
-	for _, f := range ma.LocatorFields() {
-		if l := locatorParam(params, f); l != nil && !l.IsZero() {
-			if e, err := locate.Find(sc, *l); err == nil {
+	for _, r := range call.Locators() {
+		if r.Locator != nil && !r.Locator.IsZero() {
+			if e, err := locate.Find(sc, *r.Locator); err == nil {
 				ex.Element = &e
 			}
 			break
 		}
 	}
-	return nil
-}
-
-// locatorParam reads a locator field of decoded params by its JSON name.
-func locatorParam(params any, field string) *action.Locator {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || m[field] == nil {
-		return nil
-	}
-	var l action.Locator
-	if json.Unmarshal(m[field], &l) != nil {
-		return nil
-	}
-	return &l
+	return call, nil
 }

@@ -40,8 +40,8 @@ func FuzzPlanRules(f *testing.F) {
 // arbitrary model answers.
 func FuzzModelAnswer(f *testing.F) {
 	for _, s := range []string{
-		"```json\n{\"steps\":[{\"step_id\":1,\"action\":\"tap\",\"target_text\":\"OK\"}]}\n```",
-		`Sure! [{"action":"back"}]`, `{"pass":true,"confidence":0.9}`, "no json", "{", `{"steps":[{}]}`,
+		"```json\n{\"steps\":[{\"step_id\":1,\"action\":\"Launch\",\"params\":{\"app\":\"com.apex.shop\"}}]}\n```",
+		`Sure! [{"action":"back"}]`, `[{"action":"DragAndDrop","params":{"from":"a","to":{"id":"e3"}}},{"action":"check","expected_state":{"kind":"EXIST","target":"a"}}]`, `{"pass":true,"confidence":0.9}`, "no json", "{", `{"steps":[{}]}`,
 	} {
 		f.Add(s)
 	}
@@ -50,7 +50,7 @@ func FuzzModelAnswer(f *testing.F) {
 		if err != nil {
 			return
 		}
-		steps, err := decodePlan(raw)
+		steps, err := decodePlan(raw, knownActions)
 		if err == nil {
 			if verr := validatePlan(steps); verr != nil {
 				t.Fatalf("decodePlan accepted an invalid plan: %v", verr)

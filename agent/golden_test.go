@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim"
 	"github.com/google/go-cmp/cmp"
@@ -33,10 +34,10 @@ func TestPromptGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progress := `done 1: ok input "Username" value="demo"` + "\nleft: tap \"the blue button\""
+	progress := `done 1: ok Input(value: "demo", locate: "Username")` + "\nleft: Tap(locate: \"the blue button\")"
 	reqs := map[string]string{
-		"planner":   promptText(plannerRequest("Sign in as demo with password apex123", sc, "")),
-		"executor":  promptText(executorRequest(Step{ID: 2, Action: ActTap, Target: "the blue button"}, "no element matches", sc, action.Tap, progress)),
+		"planner":   promptText(plannerRequest("Sign in as demo with password apex123", sc, "", action.ForPlatform(device.Android))),
+		"executor":  promptText(executorRequest(Step{ID: 2, Call: tapOn(action.Tap, "the blue button")}, "no element matches", sc, progress)),
 		"validator": promptText(validatorRequest("the user is signed in", sc)),
 		"query":     promptText(queryRequest("Is remember me ticked?", QueryBoolean, sc)),
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 )
@@ -127,14 +128,26 @@ func jsonObject(text string) (json.RawMessage, error) {
 	return raw, nil
 }
 
-const plannerSystem = `You are the planner of a phone-automation agent. Turn the goal into at most 15 steps.
-Answer with JSON only: {"steps":[{"step_id":1,"action":"tap","target_text":"Search","value":"","expected_state":{"kind":"EXIST","target":"Results","value":""}}]}
-actions: tap, doubletap, longpress, input (value = text; target_text = the field), press (value = key), scroll (value = up/down; target_text = what to reveal), back, home, launch (target_text = package), wait (target_text or value = ms), check (expected_state only).
+// plannerSystem tells the planner how to plan on a device with space's
+// actions. Its example is real steps, encoded as plans are.
+func plannerSystem(space *action.Space) string {
+	example, err := json.Marshal(map[string][]Step{"steps": {
+		{ID: 1, Call: tapOn(action.Tap, "Search"), Expected: &Check{Kind: Exist, Target: "Results"}},
+		{ID: 2, Expected: &Check{Kind: TextContains, Target: "Results", Value: "headphones"}},
+	}})
+	if err != nil {
+		panic(err) // the example is code
+	}
+	return `You are the planner of a phone-automation agent. Turn the goal into at most 15 steps, each one action of the list below with its params.
+Answer with JSON only: ` + string(example) + `
+A step with "action":"check" (no params) only checks its expected_state; "wait":true gives a slow screen longer to reach it.
 expected_state kinds: EXIST, NOT_EXIST, TEXT_EQUALS, TEXT_CONTAINS, NUMERIC_GREATER, NUMERIC_LESS, CHECKED, NOT_CHECKED, LAYOUT_CHANGED; omit when unsure.
-Use the screen's visible texts as target_text. Do not repeat steps listed as done.`
+Use the screen's visible texts in locators. Do not repeat steps listed as done.
+` + space.Brief()
+}
 
 const executorSystem = `You are the executor of a phone-automation agent. Carry out exactly the one step given by calling one tool.
-Name elements by their id from the screen list, e.g. {"locate":{"id":"e7"}}. If you cannot call tools, answer JSON {"action":"Tap","params":{...}}.`
+In locator params name elements by their id from the screen list, e.g. {"id":"e7"}. If you cannot call tools, or the step needs another action, answer JSON {"action":"Tap","params":{...}}.`
 
 const validatorSystem = `You are the validator of a phone-automation agent. Decide the assertion from the screen list only; never guess.
 Answer JSON only: {"pass":true,"confidence":0.95,"evidence":"e7 reads ..."}. confidence is how sure you are (0..1).`

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/llm/llmtest"
 )
@@ -46,7 +48,7 @@ var natural = func() map[string]string {
 var (
 	idRE      = regexp.MustCompile(`^(e\d+) `)
 	quotedRE  = regexp.MustCompile(`"([^"]*)"`)
-	valueRE   = regexp.MustCompile(`value="([^"]*)"`)
+	paramRE   = regexp.MustCompile(`(\w+): ("(?:[^"\\]|\\.)*"|\{[^}]*\}|[^,)]+)`)
 	cartNumRE = regexp.MustCompile(`Cart \((\d+)\)`)
 )
 
@@ -115,17 +117,28 @@ func (m *scriptedModel) answer(system, user string, tools []string) mreply {
 		return mreply{text: "Here is the plan:\n```json\n" + string(b) + "\n```"}
 	case strings.Contains(system, "the executor"):
 		step := section(user, "Step: ")
-		q := quotedRE.FindStringSubmatch(step)
-		if q == nil || len(tools) == 0 {
+		if len(tools) == 0 {
 			return mreply{text: "{}"}
 		}
-		line, ok := findLine(screenOf(user), q[1])
-		if !ok {
-			return mreply{text: `{"error":"nothing on screen matches"}`}
+		a, err := action.ForPlatform(device.Android).Find(tools[0])
+		if err != nil {
+			return mreply{text: `{"error":"` + err.Error() + `"}`}
 		}
-		args := map[string]any{"locate": map[string]string{"id": idRE.FindStringSubmatch(line)[1]}}
-		if v := valueRE.FindStringSubmatch(step); v != nil {
-			args["value"] = v[1]
+		// Copy the step's params, naming each element by its screen id.
+		args := map[string]json.RawMessage{}
+		for _, p := range paramRE.FindAllStringSubmatch(step, -1) {
+			args[p[1]] = json.RawMessage(p[2])
+		}
+		for _, f := range a.LocatorFields() {
+			var what string
+			if json.Unmarshal(args[f], &what) != nil {
+				continue
+			}
+			line, ok := findLine(screenOf(user), what)
+			if !ok {
+				return mreply{text: `{"error":"nothing on screen matches"}`}
+			}
+			args[f], _ = json.Marshal(map[string]string{"id": idRE.FindStringSubmatch(line)[1]})
 		}
 		raw, _ := json.Marshal(args)
 		return mreply{call: &llm.ToolCall{ID: "call_1", Name: tools[0], Args: raw}}
@@ -409,7 +422,7 @@ func TestModelReplan(t *testing.T) {
 	if _, act := p.dev.Phone.Foreground(); act != ".CartActivity" {
 		t.Fatalf("the phone shows %s", act)
 	}
-	if res.Steps[0].Step != `tap "Cart (0)"` || res.Steps[0].Status != agent.Done {
+	if res.Steps[0].Step != `Tap(locate: "Cart (0)")` || res.Steps[0].Status != agent.Done {
 		t.Fatalf("steps after the re-plan: %+v", res.Steps)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
@@ -243,7 +244,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		// the step's effect is there; doing it again would be a bug. Only
 		// what is seen counts: absence (NOT_EXIST) may be a dialog covering
 		// the target, and a changed layout cannot hold before acting.
-		if c := st.Expected; c != nil && st.Action != ActCheck && st.Action != ActWait && c.Kind != LayoutChanged && c.Kind != NotExist {
+		if c := st.Expected; c != nil && !st.Call.IsZero() && c.Kind != LayoutChanged && c.Kind != NotExist {
 			if v := checkScene(c, nil, sc); v.Pass && v.Confidence >= 1 {
 				o.publishVerdict(ctx, st, c, v, "pre")
 				o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvSkipped,
@@ -259,16 +260,9 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		var signals []event.Signal
 		after := sc
 		switch {
-		case st.Action == ActCheck || (st.Action == ActWait && st.Target != ""):
+		case st.Call.IsZero():
 			c := st.Expected
-			if st.Action == ActWait {
-				c = &Check{Kind: Exist, Target: st.Target}
-			}
-			timeout := o.rt.cfg.CheckTimeout
-			if st.Action == ActWait {
-				timeout = o.rt.cfg.WaitTimeout
-			}
-			v, last := o.poll(ctx, c, nil, sc, timeout)
+			v, last := o.poll(ctx, c, nil, sc, o.timeout(st))
 			after = last
 			v = o.modelJudge(ctx, c, last, v)
 			o.publishVerdict(ctx, st, c, v, "check")
@@ -314,13 +308,13 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 				break
 			}
 			c := st.Expected
-			if st.Action == ActInput && c == nil {
-				c = fieldCheck(ex.Element, st.Value)
+			if c == nil {
+				c = fieldCheck(ex.Element, typed(st.Call))
 			}
 			v := verdict(true, 1, "%s done; no expected state to check", ex.Action)
 			if c != nil {
 				var last *scene.Scene
-				v, last = o.poll(ctx, c, sc, after, o.rt.cfg.CheckTimeout)
+				v, last = o.poll(ctx, c, sc, after, o.timeout(st))
 				after = last
 				v = o.modelJudge(ctx, c, last, v)
 			}
@@ -383,6 +377,25 @@ func (o *orchestrator) publishSignals(ctx context.Context, signals []event.Signa
 		}
 		o.bus.publish(ctx, event.RoleTracer, event.RoleOrchestrator, event.EvSignal, s, status, 1)
 	}
+}
+
+// timeout is how long the step's expected state may take to hold.
+func (o *orchestrator) timeout(st Step) time.Duration {
+	if st.Wait {
+		return o.rt.cfg.WaitTimeout
+	}
+	return o.rt.cfg.CheckTimeout
+}
+
+// typed is the text a call leaves in the field it types into: Input's
+// value when it replaces the field's text; "" for any other call. (What
+// an action leaves behind is not in its declaration; Input's is worth
+// checking, as a field may drop keys.)
+func typed(c action.Call) string {
+	if p, ok := c.Params.(*action.InputParams); ok && p.Mode != "append" && p.Mode != "clear" {
+		return p.Value
+	}
+	return ""
 }
 
 // fieldCheck is what typing must leave: the field reads the value (a
@@ -471,24 +484,20 @@ func askValidator(ctx context.Context, m *roleModel, assertion string, s *scene.
 func (o *orchestrator) recover(ctx context.Context, strategy, target string, st Step, s *scene.Scene, ro *resolveOpts) error {
 	switch strategy {
 	case StratRelaunch:
-		return o.exec.act(ctx, "Launch", mustJSON(map[string]string{"app": target}), s)
+		return o.exec.act(ctx, action.Launch.MustCall(&action.AppParams{App: target}), s)
 	case StratDismiss:
-		return o.exec.act(ctx, "Tap", mustJSON(map[string]any{"locate": map[string]string{"id": target}}), s)
+		return o.exec.act(ctx, action.Tap.MustCall(&action.TapParams{Locate: action.Locator{ID: target}}), s)
 	case StratScroll:
-		return o.exec.act(ctx, "Scroll", mustJSON(map[string]any{"direction": "down", "untilVisible": target}), s)
+		l, ok := stepLocator(st)
+		if !ok {
+			return fmt.Errorf("%s: the step names no element to scroll to", strategy)
+		}
+		return o.exec.act(ctx, action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &l}), s)
 	case StratLocator:
 		ro.anyMatch, ro.noCache = true, true
 		return nil
 	case StratWait:
-		return o.exec.act(ctx, "Sleep", mustJSON(map[string]int{"ms": recoveryWait}), s)
+		return o.exec.act(ctx, action.Sleep.MustCall(&action.SleepParams{Ms: recoveryWait}), s)
 	}
 	return fmt.Errorf("unknown strategy %q", strategy)
-}
-
-func mustJSON(v any) json.RawMessage {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return raw
 }

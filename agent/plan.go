@@ -1,30 +1,93 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/scene"
 )
 
 // MaxSteps bounds a plan: a goal that needs more is split by the caller.
 const MaxSteps = 15
 
-// Step actions a plan may use. The executor maps each to one call of the
-// action space.
-const (
-	ActTap       = "tap"
-	ActDoubleTap = "doubletap"
-	ActLongPress = "longpress"
-	ActInput     = "input"
-	ActPress     = "press"  // a key, Value names it
-	ActScroll    = "scroll" // Value is the direction; Target, when set, scrolls until it shows
-	ActBack      = "back"
-	ActHome      = "home"
-	ActLaunch    = "launch" // Target is a package, or a launcher label
-	ActWait      = "wait"   // Target: wait until it shows; else Value milliseconds
-	ActCheck     = "check"  // only validates Expected
-)
+// checkOnly is the action name of a step that only checks its expected
+// state, in the plan's JSON ("action":"check", or no action).
+const checkOnly = "check"
+
+// Step is one step of a plan: one call of the device's action space and
+// the state it should leave. In JSON (events, the model's plans):
+//
+//	{"step_id":1, "action":"Tap", "params":{…}, "expected_state":{…}}
+//
+// A step whose Call is zero only checks Expected ("action":"check").
+type Step struct {
+	ID       int
+	Call     action.Call
+	Expected *Check
+	// Wait makes the step wait until Expected holds, up to the runtime's
+	// WaitTimeout instead of its CheckTimeout.
+	Wait bool
+	// Sentence is the goal text the step came from (rule planner).
+	Sentence string
+}
+
+// stepJSON is a Step on the wire.
+type stepJSON struct {
+	ID       int             `json:"step_id"`
+	Action   string          `json:"action,omitempty"`
+	Params   json.RawMessage `json:"params,omitempty"`
+	Expected *Check          `json:"expected_state,omitempty"`
+	Wait     bool            `json:"wait,omitempty"`
+	Sentence string          `json:"sentence,omitempty"`
+}
+
+// MarshalJSON writes the step as the planner's prompt describes it.
+func (s Step) MarshalJSON() ([]byte, error) {
+	w := stepJSON{ID: s.ID, Action: checkOnly, Expected: s.Expected, Wait: s.Wait, Sentence: s.Sentence}
+	if !s.Call.IsZero() {
+		w.Action, w.Params = s.Call.Name(), s.Call.ParamsJSON()
+	}
+	return json.Marshal(w)
+}
+
+// knownActions are the actions of every platform: what a step read back
+// from events (Replay, a Result's JSON) may name. A plan is decoded
+// against its device's own space (decodeStep).
+var knownActions = action.ForPlatform(device.Android).With(action.ForPlatform(device.IOS).Actions()...)
+
+// UnmarshalJSON reads a step of a recorded plan; its action must be one of
+// the built-in actions.
+func (s *Step) UnmarshalJSON(data []byte) error {
+	st, err := decodeStep(data, knownActions)
+	if err != nil {
+		return err
+	}
+	*s = st
+	return nil
+}
+
+// decodeStep reads one step, its call through the action space: an
+// unknown action is an error listing the space's actions, bad params the
+// action's *action.ValidationError.
+func decodeStep(data []byte, space *action.Space) (Step, error) {
+	var w stepJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return Step{}, err
+	}
+	st := Step{ID: w.ID, Expected: w.Expected, Wait: w.Wait, Sentence: w.Sentence}
+	if w.Action == "" || strings.EqualFold(w.Action, checkOnly) {
+		return st, nil
+	}
+	c, err := space.DecodeCall(w.Action, w.Params)
+	if err != nil {
+		return Step{}, err
+	}
+	st.Call = c
+	return st, nil
+}
 
 // Check kinds the validator knows.
 const (
@@ -39,17 +102,6 @@ const (
 	NotChecked     = "NOT_CHECKED"
 	RegionCheck    = "REGION"
 )
-
-// Step is one step of a plan: {step_id, action, target_text, expected_state}.
-type Step struct {
-	ID       int    `json:"step_id"`
-	Action   string `json:"action"`
-	Target   string `json:"target_text,omitempty"`
-	Value    string `json:"value,omitempty"`
-	Expected *Check `json:"expected_state,omitempty"`
-	// Sentence is the goal text the step came from (rule planner).
-	Sentence string `json:"sentence,omitempty"`
-}
 
 // Check is an expected state the validator can decide.
 type Check struct {
@@ -96,7 +148,8 @@ func (c *Check) String() string {
 	return strings.ToLower(c.Kind)
 }
 
-// validate checks a plan from a planner (rules or a model).
+// validatePlan checks a plan from a planner (rules or a model) whose
+// calls were decoded through the device's action space.
 func validatePlan(steps []Step) error {
 	if len(steps) == 0 {
 		return fmt.Errorf("the plan has no steps")
@@ -105,22 +158,8 @@ func validatePlan(steps []Step) error {
 		return fmt.Errorf("the plan has %d steps; at most %d are allowed: split the goal", len(steps), MaxSteps)
 	}
 	for i, s := range steps {
-		switch s.Action {
-		case ActTap, ActDoubleTap, ActLongPress:
-			if s.Target == "" {
-				return fmt.Errorf("step %d: %s needs target_text", i+1, s.Action)
-			}
-		case ActInput, ActPress, ActScroll, ActBack, ActHome, ActWait:
-		case ActLaunch:
-			if s.Target == "" {
-				return fmt.Errorf("step %d: launch needs the app in target_text", i+1)
-			}
-		case ActCheck:
-			if s.Expected == nil {
-				return fmt.Errorf("step %d: check needs expected_state", i+1)
-			}
-		default:
-			return fmt.Errorf("step %d: unknown action %q (use tap, doubletap, longpress, input, press, scroll, back, home, launch, wait, check)", i+1, s.Action)
+		if s.Call.IsZero() && s.Expected == nil {
+			return fmt.Errorf("step %d: a step without an action needs expected_state", i+1)
 		}
 		if c := s.Expected; c != nil {
 			if err := c.validate(); err != nil {
@@ -129,6 +168,24 @@ func validatePlan(steps []Step) error {
 		}
 	}
 	return nil
+}
+
+// bindPlan decodes every call of steps again through space: a plan built
+// in Go (the rule planner's) is validated as a model's is, and runs the
+// device's own declaration of each action (a space may replace one).
+func bindPlan(steps []Step, space *action.Space) error {
+	for i := range steps {
+		c := steps[i].Call
+		if c.IsZero() {
+			continue
+		}
+		bound, err := space.DecodeCall(c.Name(), c.ParamsJSON())
+		if err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+		steps[i].Call = bound
+	}
+	return validatePlan(steps)
 }
 
 func (c *Check) validate() error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 )
@@ -14,7 +15,8 @@ import (
 // screenshots) into steps: by the controlled-language rules when the goal
 // is written in them, by the model otherwise.
 type planner struct {
-	model *roleModel // nil: rules only
+	model *roleModel    // nil: rules only
+	space *action.Space // the device's actions: what a plan may call
 }
 
 // planEvent is the plan event's payload.
@@ -26,7 +28,7 @@ type planEvent struct {
 
 func (p *planner) plan(ctx context.Context, b *bus, goal string, sc *scene.Scene, progress string) ([]Step, error) {
 	b.publish(ctx, event.RoleOrchestrator, event.RolePlanner, event.EvPlanRequest, map[string]string{"goal": goal, "screen": sc.Fingerprint(), "progress": progress}, event.StatusInfo, 0)
-	steps, err := PlanRules(goal)
+	steps, err := p.rules(goal)
 	source := "rules"
 	if err != nil {
 		var ue *UnderstandError
@@ -53,7 +55,7 @@ func (p *planner) plan(ctx context.Context, b *bus, goal string, sc *scene.Scene
 // compressed progress.
 func (p *planner) replan(ctx context.Context, b *bus, goal string, sc *scene.Scene, progress string, rest []Step) ([]Step, error) {
 	b.publish(ctx, event.RoleOrchestrator, event.RolePlanner, event.EvPlanRequest, map[string]any{"goal": goal, "screen": sc.Fingerprint(), "progress": progress, "replan": true}, event.StatusInfo, 0)
-	if _, err := PlanRules(goal); err == nil || p.model == nil {
+	if _, err := p.rules(goal); err == nil || p.model == nil {
 		out := append([]Step(nil), rest...)
 		b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, planEvent{Steps: out, Source: "rules", Replan: true}, event.StatusOK, 1)
 		return out, nil
@@ -67,8 +69,20 @@ func (p *planner) replan(ctx context.Context, b *bus, goal string, sc *scene.Sce
 	return steps, nil
 }
 
+// rules plans by the controlled language, bound to the device's actions.
+func (p *planner) rules(goal string) ([]Step, error) {
+	steps, err := PlanRules(goal)
+	if err != nil {
+		return nil, err
+	}
+	if err := bindPlan(steps, p.space); err != nil {
+		return nil, err
+	}
+	return steps, nil
+}
+
 func (p *planner) byModel(ctx context.Context, goal string, sc *scene.Scene, progress string) ([]Step, error) {
-	resp, err := p.model.complete(ctx, plannerRequest(goal, sc, progress))
+	resp, err := p.model.complete(ctx, plannerRequest(goal, sc, progress, p.space))
 	if err != nil {
 		return nil, err
 	}
@@ -76,17 +90,18 @@ func (p *planner) byModel(ctx context.Context, goal string, sc *scene.Scene, pro
 	if err != nil {
 		return nil, fmt.Errorf("planner model: %w", err)
 	}
-	steps, err := decodePlan(raw)
+	steps, err := decodePlan(raw, p.space)
 	if err != nil {
 		return nil, fmt.Errorf("planner model: %w", err)
 	}
 	return steps, nil
 }
 
-// decodePlan reads a model's plan: {"steps": [...]} or a bare array.
-func decodePlan(raw json.RawMessage) ([]Step, error) {
+// decodePlan reads a model's plan, {"steps": [...]} or a bare array, each
+// step's call through the device's action space.
+func decodePlan(raw json.RawMessage, space *action.Space) ([]Step, error) {
 	var ans struct {
-		Steps []Step `json:"steps"`
+		Steps []json.RawMessage `json:"steps"`
 	}
 	var err error
 	if raw[0] == '[' {
@@ -97,14 +112,23 @@ func decodePlan(raw json.RawMessage) ([]Step, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the plan is not {steps: [...]}: %w", err)
 	}
-	for i := range ans.Steps {
-		ans.Steps[i].ID = i + 1
-		if c := ans.Steps[i].Expected; c != nil && c.Kind == "" {
-			ans.Steps[i].Expected = nil
-		}
+	if len(ans.Steps) > MaxSteps {
+		return nil, fmt.Errorf("the plan has %d steps; at most %d are allowed: split the goal", len(ans.Steps), MaxSteps)
 	}
-	if err := validatePlan(ans.Steps); err != nil {
+	steps := make([]Step, len(ans.Steps))
+	for i, rs := range ans.Steps {
+		st, err := decodeStep(rs, space)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+		st.ID = i + 1
+		if c := st.Expected; c != nil && c.Kind == "" {
+			st.Expected = nil
+		}
+		steps[i] = st
+	}
+	if err := validatePlan(steps); err != nil {
 		return nil, err
 	}
-	return ans.Steps, nil
+	return steps, nil
 }

@@ -38,16 +38,19 @@ func withScreen(req *llm.Request, sc *scene.Scene) *llm.Request {
 	return req
 }
 
-func plannerRequest(goal string, sc *scene.Scene, progress string) *llm.Request {
+func plannerRequest(goal string, sc *scene.Scene, progress string, space *action.Space) *llm.Request {
 	user := "Goal: " + truncate(goal, 600) + "\n"
 	if progress != "" {
 		user += "Progress: " + progress + "\n"
 	}
 	user += "Screen:\n" + screenMark
-	return withScreen(&llm.Request{JSON: true, Messages: []llm.Message{{Role: "system", Text: plannerSystem}, {Role: "user", Text: user}}}, sc)
+	return withScreen(&llm.Request{JSON: true, Messages: []llm.Message{{Role: "system", Text: plannerSystem(space)}, {Role: "user", Text: user}}}, sc)
 }
 
-func executorRequest(st Step, why string, sc *scene.Scene, a *action.Action, progress string) *llm.Request {
+// executorRequest asks for the step's call with its locators found; the
+// model is offered the tool of the step's action.
+func executorRequest(st Step, why string, sc *scene.Scene, progress string) *llm.Request {
+	a := st.Call.Action
 	user := "Step: " + stepText(st) + "\n"
 	if progress != "" {
 		user += "Progress: " + progress + "\n"

@@ -47,7 +47,7 @@ func dismissControl(s *scene.Scene, st Step) (scene.Element, bool) {
 			continue
 		}
 		l := strings.ToLower(strings.TrimSpace(label(e)))
-		if l == "" || (st.Target != "" && strings.EqualFold(l, st.Target)) {
+		if l == "" || strings.EqualFold(l, stepTarget(st)) {
 			continue
 		}
 		for i, w := range dismissWords {
@@ -78,22 +78,23 @@ func chooseStrategy(st Step, s *scene.Scene, signals []event.Signal, execErr err
 			return StratDismiss, e.ID
 		}
 	}
+	want := stepTarget(st)
 	notFound := execErr != nil && errors.Is(execErr, action.ErrNotFound)
 	var amb *locate.AmbiguousError
 	if execErr != nil && errors.As(execErr, &amb) && !tried[StratLocator] {
-		return StratLocator, st.Target
+		return StratLocator, want
 	}
-	if notFound && st.Target != "" && !tried[StratScroll] && scrollable(s) {
-		return StratScroll, st.Target
+	if notFound && want != "" && !tried[StratScroll] && scrollable(s) {
+		return StratScroll, want
 	}
 	if !tried[StratWait] {
 		return StratWait, ""
 	}
-	if !tried[StratLocator] && st.Target != "" {
-		return StratLocator, st.Target
+	if !tried[StratLocator] && want != "" {
+		return StratLocator, want
 	}
-	if !tried[StratScroll] && st.Target != "" && scrollable(s) {
-		return StratScroll, st.Target
+	if !tried[StratScroll] && want != "" && scrollable(s) {
+		return StratScroll, want
 	}
 	return "", ""
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/event"
 )
 
@@ -30,8 +31,12 @@ type finishEvent struct {
 // Replay reconstructs a task from its events alone (as the store returns
 // them): its goal, plan, steps, state, outcome and model use. A task whose
 // task_finished event is missing (the process died) replays with the
-// status "running" and its last state.
-func Replay(events []event.Event) (*Result, error) {
+// status "running" and its last state. Its plan may call the built-in
+// actions of any platform.
+func Replay(events []event.Event) (*Result, error) { return replay(events, knownActions) }
+
+// replay is Replay of a task whose plan calls the actions of space.
+func replay(events []event.Event, space *action.Space) (*Result, error) {
 	if len(events) == 0 {
 		return nil, fmt.Errorf("agent: replay: no events")
 	}
@@ -69,9 +74,20 @@ func Replay(events []event.Event) (*Result, error) {
 			if e.Status != event.StatusOK {
 				continue
 			}
-			var p planEvent
+			var p struct {
+				Steps  []json.RawMessage `json:"steps"`
+				Replan bool              `json:"replan"`
+			}
 			if err := json.Unmarshal(e.Payload, &p); err != nil {
 				return nil, bad(err)
+			}
+			planned := make([]Step, len(p.Steps))
+			for k, raw := range p.Steps {
+				st, err := decodeStep(raw, space)
+				if err != nil {
+					return nil, bad(fmt.Errorf("step %d: %w", k+1, err))
+				}
+				planned[k] = st
 			}
 			if p.Replan {
 				r.Replans++
@@ -80,19 +96,18 @@ func Replay(events []event.Event) (*Result, error) {
 				for keep < len(r.Plan) && steps[r.Plan[keep].ID] != nil && (steps[r.Plan[keep].ID].Status == Done || steps[r.Plan[keep].ID].Status == "skipped") {
 					keep++
 				}
-				for k, st := range p.Steps {
-					st.ID = keep + k + 1
-					p.Steps[k] = st
+				for k := range planned {
+					planned[k].ID = keep + k + 1
 				}
 				for id := keep + 1; id <= len(r.Plan); id++ {
 					if s := steps[id]; s != nil && s.Status == Failed {
 						s.Status = "replanned"
 					}
 				}
-				r.Plan = append(r.Plan[:keep:keep], p.Steps...)
+				r.Plan = append(r.Plan[:keep:keep], planned...)
 				continue
 			}
-			r.Plan = p.Steps
+			r.Plan = planned
 		case event.EvActed:
 			var ex execution
 			if err := json.Unmarshal(e.Payload, &ex); err != nil {
@@ -172,8 +187,8 @@ func Replay(events []event.Event) (*Result, error) {
 }
 
 // report is the reporter: the task's summary, from its events only.
-func report(events []event.Event, status, reason string) string {
-	r, err := Replay(events)
+func report(events []event.Event, space *action.Space, status, reason string) string {
+	r, err := replay(events, space)
 	if err != nil {
 		return status + ": " + reason
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/apexagent/apex/action"
 )
 
 // UnderstandError says which sentence of a goal the rule planner could not
@@ -39,37 +41,72 @@ func PlanRules(goal string) ([]Step, error) {
 	if len(sentences) == 0 {
 		return nil, fmt.Errorf("the goal is empty")
 	}
-	var steps []Step
+	var read []ruleStep
 	for i, s := range sentences {
-		st, ok := parseSentence(s)
+		rs, ok := parseSentence(s)
 		if !ok {
 			return nil, &UnderstandError{Index: i + 1, Count: len(sentences), Sentence: s}
 		}
-		st.Sentence = s
-		if st.Action == ActLaunch && !strings.Contains(st.Target, ".") {
+		if rs.app != "" {
+			rs = launch(rs.app)
+		}
+		rs.Sentence = s
+		if rs.label != "" {
 			// An app by its label: from the home screen, tap its icon.
-			steps = append(steps, Step{Action: ActHome, Sentence: s}, Step{Action: ActTap, Target: st.Target, Sentence: s})
+			home := ruleStep{Step: Step{Call: action.Home.MustCall(nil), Sentence: s}}
+			read = append(read, home, ruleStep{Step: Step{Call: tapOn(action.Tap, rs.label), Sentence: s}, touch: true})
 			continue
 		}
-		steps = append(steps, st)
+		read = append(read, rs)
 	}
-	for i := range steps {
-		st := &steps[i]
+	steps := make([]Step, len(read))
+	for i, rs := range read {
+		st := rs.Step
 		st.ID = i + 1
-		if st.Action == ActCheck || st.Action == ActWait || st.Expected != nil {
-			continue
-		}
-		if i+1 < len(steps) && steps[i+1].Action == ActCheck {
-			c := *steps[i+1].Expected
+		switch {
+		case st.Call.IsZero() || rs.plain || st.Expected != nil:
+		case i+1 < len(read) && read[i+1].Call.IsZero() && !read[i+1].Wait:
+			c := *read[i+1].Expected
 			st.Expected = &c
-		} else if st.Action == ActTap || st.Action == ActDoubleTap || st.Action == ActLongPress {
+		case rs.touch:
 			st.Expected = &Check{Kind: LayoutChanged}
 		}
+		steps[i] = st
 	}
 	if err := validatePlan(steps); err != nil {
 		return nil, err
 	}
 	return steps, nil
+}
+
+// ruleStep is a sentence as the rules read it: its step, and how the
+// plan's expectations attach to it.
+type ruleStep struct {
+	Step
+	// touch: a tap or press on an element; with no check after it, the
+	// screen must change.
+	touch bool
+	// plain steps (a timed wait) take no expectation from the check after
+	// them.
+	plain bool
+	// app is an app to open, by package or label; label is set (and the
+	// step left empty) for one a launcher shows by its label.
+	app, label string
+}
+
+// launch opens an app: by package name, or by tapping its label on the
+// home screen.
+func launch(app string) ruleStep {
+	if !strings.Contains(app, ".") {
+		return ruleStep{label: app}
+	}
+	return ruleStep{Step: Step{Call: action.Launch.MustCall(&action.AppParams{App: app})}}
+}
+
+// tapOn is a touch of target by a (Tap, DoubleTap: their params are
+// TapParams).
+func tapOn(a *action.Action, target string) action.Call {
+	return a.MustCall(&action.TapParams{Locate: locatorFor(target)})
 }
 
 // quotes pairs the opening and closing marks of quoted text.
@@ -216,31 +253,85 @@ func maskQuotesRaw(s string) (string, []string, []string) {
 
 // pattern maps a sentence template to a step; groups are filled from
 // named captures: t (target quote), v (value quote), n (number), u (unit),
-// d (direction), k (key).
+// d (direction), k (key), r (region). A build that returns the zero
+// ruleStep rejects the match.
 type pattern struct {
 	re    *regexp.Regexp
-	build func(m map[string]string) Step
+	build func(m map[string]string) ruleStep
 }
 
-func pat(expr string, build func(m map[string]string) Step) pattern {
+func pat(expr string, build func(m map[string]string) ruleStep) pattern {
 	expr = strings.NewReplacer("T", `«(?P<t>\d+)»`, "V", `«(?P<v>\d+)»`).Replace(expr)
 	return pattern{regexp.MustCompile(`(?i)^` + expr + `$`), build}
 }
 
-func check(kind string) func(m map[string]string) Step {
-	return func(m map[string]string) Step {
-		return Step{Action: ActCheck, Expected: &Check{Kind: kind, Target: m["t"], Value: m["v"] + m["n"]}}
+func check(kind string) func(m map[string]string) ruleStep {
+	return func(m map[string]string) ruleStep {
+		return ruleStep{Step: Step{Expected: &Check{Kind: kind, Target: m["t"], Value: m["v"] + m["n"]}}}
 	}
 }
 
-func act(a string) func(m map[string]string) Step {
-	return func(m map[string]string) Step {
-		v := m["v"]
-		if v == "" {
-			v = m["d"] + m["k"]
-		}
-		return Step{Action: a, Target: m["t"], Value: v}
+// touch taps the target (Tap, DoubleTap).
+func touch(a *action.Action) func(m map[string]string) ruleStep {
+	return func(m map[string]string) ruleStep {
+		return ruleStep{Step: Step{Call: tapOn(a, m["t"])}, touch: true}
 	}
+}
+
+func longPress(m map[string]string) ruleStep {
+	c := action.LongPress.MustCall(&action.LongPressParams{Locate: locatorFor(m["t"])})
+	return ruleStep{Step: Step{Call: c}, touch: true}
+}
+
+// input types the value into the target field, or the focused one.
+func input(m map[string]string) ruleStep {
+	if m["v"] == "" {
+		return ruleStep{}
+	}
+	p := &action.InputParams{Value: m["v"]}
+	if m["t"] != "" {
+		l := locatorFor(m["t"])
+		p.Locate = &l
+	}
+	return ruleStep{Step: Step{Call: action.Input.MustCall(p)}}
+}
+
+func open(m map[string]string) ruleStep { return ruleStep{app: m["t"]} }
+
+// press presses a key (enter when none is named).
+func press(key string) ruleStep {
+	if key == "" {
+		key = "enter"
+	}
+	return ruleStep{Step: Step{Call: action.KeyboardPress.MustCall(&action.KeyboardPressParams{KeyName: strings.ToLower(key)})}}
+}
+
+func pressKey(m map[string]string) ruleStep { return press(m["k"]) }
+
+func submit(map[string]string) ruleStep { return press("enter") }
+
+// key presses a key of the device with no params (Back, Home).
+func key(a *action.Action) func(map[string]string) ruleStep {
+	return func(map[string]string) ruleStep { return ruleStep{Step: Step{Call: a.MustCall(nil)}} }
+}
+
+// scroll scrolls in direction d (down when none), until the target shows
+// when one is given.
+func scroll(d, target string) ruleStep {
+	if d == "" {
+		d = "down"
+	}
+	p := &action.ScrollParams{Direction: strings.ToLower(d)}
+	if target != "" {
+		l := locatorFor(target)
+		p.UntilVisible = &l
+	}
+	return ruleStep{Step: Step{Call: action.Scroll.MustCall(p)}}
+}
+
+// waitUntil waits for the target to show.
+func waitUntil(m map[string]string) ruleStep {
+	return ruleStep{Step: Step{Expected: &Check{Kind: Exist, Target: m["t"]}, Wait: true}}
 }
 
 var num = `(?P<n>-?\d+(?:\.\d+)?)`
@@ -248,21 +339,21 @@ var num = `(?P<n>-?\d+(?:\.\d+)?)`
 // English patterns; the check patterns also serve Assert goals without a
 // leading verb.
 var enActions = []pattern{
-	pat(`(?:tap|click|press|select|choose|hit|touch)(?: on)?(?: the)? T(?: (?:button|item|icon|link|tab|entry|option|checkbox|switch|toggle))?`, act(ActTap)),
-	pat(`(?:toggle|switch|check the box|tick)(?: on| off)?(?: the)? T(?: (?:switch|checkbox|toggle))?(?: on| off)?`, act(ActTap)),
-	pat(`double[- ]?(?:tap|click)(?: on)?(?: the)? T`, act(ActDoubleTap)),
-	pat(`long[- ]?(?:press|tap|click)(?: on)?(?: the)? T`, act(ActLongPress)),
-	pat(`(?:type|enter|input|write|fill in) V(?: (?:into|in|on|to)(?: the)? T(?: (?:field|box|input))?)?`, act(ActInput)),
-	pat(`(?:fill|set)(?: in)?(?: the)? T(?: (?:field|box|input))? (?:with|to) V`, act(ActInput)),
-	pat(`(?:in|into)(?: the)? T(?: (?:field|box|input))?,? (?:type|enter|input|write) V`, act(ActInput)),
-	pat(`(?:open|launch|start)(?: the)?(?: app)? T(?: app)?`, act(ActLaunch)),
-	pat(`(?:go back|back|press back|navigate back|press the back button)`, act(ActBack)),
-	pat(`(?:go home|home|press home|go to the home screen|press the home button)`, act(ActHome)),
-	pat(`(?:press|hit|tap)(?: the)? (?P<k>enter|search|tab|delete|escape|space|back|home)(?: key| button)?`, act(ActPress)),
-	pat(`submit(?: the form)?`, func(map[string]string) Step { return Step{Action: ActPress, Value: "enter"} }),
-	pat(`scroll(?: (?P<d>up|down|left|right))?(?: (?:to|until)(?: the)? T(?: (?:is )?(?:visible|shows|appears|is shown))?)?`, act(ActScroll)),
+	pat(`(?:tap|click|press|select|choose|hit|touch)(?: on)?(?: the)? T(?: (?:button|item|icon|link|tab|entry|option|checkbox|switch|toggle))?`, touch(action.Tap)),
+	pat(`(?:toggle|switch|check the box|tick)(?: on| off)?(?: the)? T(?: (?:switch|checkbox|toggle))?(?: on| off)?`, touch(action.Tap)),
+	pat(`double[- ]?(?:tap|click)(?: on)?(?: the)? T`, touch(action.DoubleTap)),
+	pat(`long[- ]?(?:press|tap|click)(?: on)?(?: the)? T`, longPress),
+	pat(`(?:type|enter|input|write|fill in) V(?: (?:into|in|on|to)(?: the)? T(?: (?:field|box|input))?)?`, input),
+	pat(`(?:fill|set)(?: in)?(?: the)? T(?: (?:field|box|input))? (?:with|to) V`, input),
+	pat(`(?:in|into)(?: the)? T(?: (?:field|box|input))?,? (?:type|enter|input|write) V`, input),
+	pat(`(?:open|launch|start)(?: the)?(?: app)? T(?: app)?`, open),
+	pat(`(?:go back|back|press back|navigate back|press the back button)`, key(action.Back)),
+	pat(`(?:go home|home|press home|go to the home screen|press the home button)`, key(action.Home)),
+	pat(`(?:press|hit|tap)(?: the)? (?P<k>enter|search|tab|delete|escape|space|back|home)(?: key| button)?`, pressKey),
+	pat(`submit(?: the form)?`, submit),
+	pat(`scroll(?: (?P<d>up|down|left|right))?(?: (?:to|until)(?: the)? T(?: (?:is )?(?:visible|shows|appears|is shown))?)?`, func(m map[string]string) ruleStep { return scroll(m["d"], m["t"]) }),
 	pat(`wait(?: for)? `+num+` ?(?P<u>s|sec|secs|seconds?|ms|milliseconds?)`, waitFor),
-	pat(`wait (?:for|until)(?: the)? T(?: (?:to )?(?:appear|appears|show|shows|is shown|exists|is visible))?`, act(ActWait)),
+	pat(`wait (?:for|until)(?: the)? T(?: (?:to )?(?:appear|appears|show|shows|is shown|exists|is visible))?`, waitUntil),
 }
 
 var enChecks = []pattern{
@@ -281,25 +372,24 @@ var enChecks = []pattern{
 }
 
 var zhActions = []pattern{
-	pat(`(?:点击|点一下|点|轻触|轻点|单击|选择|按下)(?:一下)?T(?:按钮|图标|选项|开关)?`, act(ActTap)),
-	pat(`(?:打开|关闭|勾选|取消勾选)T(?:开关|复选框)`, act(ActTap)),
-	pat(`(?:勾选|取消勾选)T`, act(ActTap)),
-	pat(`双击T`, act(ActDoubleTap)),
-	pat(`长按T`, act(ActLongPress)),
-	pat(`(?:在T(?:中|里|内|框中|框里|框内)?|向T)?(?:输入|键入|填写|填入)V`, act(ActInput)),
-	pat(`(?:打开|启动|进入)(?:应用)?T(?:应用)?`, act(ActLaunch)),
-	pat(`(?:返回|后退|按返回键|返回上一页)`, act(ActBack)),
-	pat(`(?:回到主屏幕|返回主屏幕|回到桌面|返回桌面|主屏幕|按主页键)`, act(ActHome)),
-	pat(`(?:按|按下)(?P<k>回车|确认|搜索)键?`, func(m map[string]string) Step {
-		return Step{Action: ActPress, Value: map[string]string{"回车": "enter", "确认": "enter", "搜索": "search"}[m["k"]]}
+	pat(`(?:点击|点一下|点|轻触|轻点|单击|选择|按下)(?:一下)?T(?:按钮|图标|选项|开关)?`, touch(action.Tap)),
+	pat(`(?:打开|关闭|勾选|取消勾选)T(?:开关|复选框)`, touch(action.Tap)),
+	pat(`(?:勾选|取消勾选)T`, touch(action.Tap)),
+	pat(`双击T`, touch(action.DoubleTap)),
+	pat(`长按T`, longPress),
+	pat(`(?:在T(?:中|里|内|框中|框里|框内)?|向T)?(?:输入|键入|填写|填入)V`, input),
+	pat(`(?:打开|启动|进入)(?:应用)?T(?:应用)?`, open),
+	pat(`(?:返回|后退|按返回键|返回上一页)`, key(action.Back)),
+	pat(`(?:回到主屏幕|返回主屏幕|回到桌面|返回桌面|主屏幕|按主页键)`, key(action.Home)),
+	pat(`(?:按|按下)(?P<k>回车|确认|搜索)键?`, func(m map[string]string) ruleStep {
+		return press(map[string]string{"回车": "enter", "确认": "enter", "搜索": "search"}[m["k"]])
 	}),
-	pat(`提交`, func(map[string]string) Step { return Step{Action: ActPress, Value: "enter"} }),
-	pat(`(?:向(?P<d>上|下|左|右))?(?:滚动|滑动)(?:到T|直到(?:出现)?T(?:出现)?)?`, func(m map[string]string) Step {
-		d := map[string]string{"上": "up", "下": "down", "左": "left", "右": "right"}[m["d"]]
-		return Step{Action: ActScroll, Target: m["t"], Value: d}
+	pat(`提交`, submit),
+	pat(`(?:向(?P<d>上|下|左|右))?(?:滚动|滑动)(?:到T|直到(?:出现)?T(?:出现)?)?`, func(m map[string]string) ruleStep {
+		return scroll(map[string]string{"上": "up", "下": "down", "左": "left", "右": "right"}[m["d"]], m["t"])
 	}),
 	pat(`等待`+num+`(?P<u>秒|毫秒)`, waitFor),
-	pat(`等待T(?:出现)?`, act(ActWait)),
+	pat(`等待T(?:出现)?`, waitUntil),
 }
 
 var zhChecks = []pattern{
@@ -319,22 +409,23 @@ var zhChecks = []pattern{
 var checkVerbRE = regexp.MustCompile(`(?i)^(?:check|verify|assert|ensure|confirm|expect|make sure|see)(?: that| if| whether)?\s+`)
 var zhCheckVerbRE = regexp.MustCompile(`^(?:确认|检查|验证|断言|确保|判断|看看)(?:一下)?`)
 
-func waitFor(m map[string]string) Step {
+// waitFor sleeps for a time.
+func waitFor(m map[string]string) ruleStep {
 	n, _ := strconv.ParseFloat(m["n"], 64)
 	ms := n * 1000
 	if u := strings.ToLower(m["u"]); strings.HasPrefix(u, "ms") || strings.HasPrefix(u, "milli") || u == "毫秒" {
 		ms = n
 	}
-	return Step{Action: ActWait, Value: strconv.Itoa(int(ms))}
+	return ruleStep{Step: Step{Call: action.Sleep.MustCall(&action.SleepParams{Ms: int(ms)})}, plain: true}
 }
 
-func regionCheck(m map[string]string) Step {
+func regionCheck(m map[string]string) ruleStep {
 	yes := true
-	return Step{Action: ActCheck, Expected: &Check{Kind: RegionCheck, Regions: []Region{{Name: strings.ToLower(m["r"]), Text: m["t"], MustExist: &yes}}}}
+	return ruleStep{Step: Step{Expected: &Check{Kind: RegionCheck, Regions: []Region{{Name: strings.ToLower(m["r"]), Text: m["t"], MustExist: &yes}}}}}
 }
 
 // parseSentence reads one sentence as an action or a check.
-func parseSentence(s string) (Step, bool) {
+func parseSentence(s string) (ruleStep, bool) {
 	masked, texts := maskQuotes(strings.TrimSpace(s))
 	masked = strings.Join(strings.Fields(masked), " ")
 	masked = strings.TrimRight(masked, " .!")
@@ -366,7 +457,7 @@ func parseChecks(goal string) ([]Check, error) {
 	return out, nil
 }
 
-func match(masked string, texts []string, sets ...[]pattern) (Step, bool) {
+func match(masked string, texts []string, sets ...[]pattern) (ruleStep, bool) {
 	zh := strings.TrimSpace(strings.ReplaceAll(masked, " ", ""))
 	for _, set := range sets {
 		for _, p := range set {
@@ -396,15 +487,15 @@ func match(masked string, texts []string, sets ...[]pattern) (Step, bool) {
 					continue
 				}
 				st := p.build(groups)
-				if c := st.Expected; c != nil && (c.Kind == NumericGreater || c.Kind == NumericLess) && !numberOK(c.Value) {
+				if st.Call.IsZero() && st.Expected == nil && st.app == "" {
 					continue
 				}
-				if st.Action == ActInput && st.Value == "" && groups["v"] == "" {
+				if c := st.Expected; c != nil && (c.Kind == NumericGreater || c.Kind == NumericLess) && !numberOK(c.Value) {
 					continue
 				}
 				return st, true
 			}
 		}
 	}
-	return Step{}, false
+	return ruleStep{}, false
 }

@@ -1,58 +1,82 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/device"
 	"github.com/google/go-cmp/cmp"
 )
 
+// Steps a test expects, built as the rule planner builds them.
+func tapStep(a *action.Action, target string, c *Check) Step {
+	return Step{Call: tapOn(a, target), Expected: c}
+}
+
+func inputStep(value, field string, c *Check) Step {
+	p := &action.InputParams{Value: value}
+	if field != "" {
+		l := action.Locator{Prompt: field}
+		p.Locate = &l
+	}
+	return Step{Call: action.Input.MustCall(p), Expected: c}
+}
+
+func checkStep(c *Check) Step { return Step{Expected: c} }
+
 func TestPlanRules(t *testing.T) {
+	changed := &Check{Kind: LayoutChanged}
+	exist := func(s string) *Check { return &Check{Kind: Exist, Target: s} }
+	garden, apple := action.Locator{Prompt: "Garden 4"}, action.Locator{Prompt: "苹果"}
 	tests := []struct {
 		goal string
 		want []Step
 	}{
 		{`tap "Search", type "headphones", then check "Results" exists`, []Step{
-			{ID: 1, Action: ActTap, Target: "Search", Expected: &Check{Kind: LayoutChanged}},
-			{ID: 2, Action: ActInput, Value: "headphones", Expected: &Check{Kind: Exist, Target: "Results"}},
-			{ID: 3, Action: ActCheck, Expected: &Check{Kind: Exist, Target: "Results"}},
+			tapStep(action.Tap, "Search", changed),
+			inputStep("headphones", "", exist("Results")),
+			checkStep(exist("Results")),
 		}},
 		{`点击“搜索”，输入“耳机”，然后确认出现“结果”`, []Step{
-			{ID: 1, Action: ActTap, Target: "搜索", Expected: &Check{Kind: LayoutChanged}},
-			{ID: 2, Action: ActInput, Value: "耳机", Expected: &Check{Kind: Exist, Target: "结果"}},
-			{ID: 3, Action: ActCheck, Expected: &Check{Kind: Exist, Target: "结果"}},
+			tapStep(action.Tap, "搜索", changed),
+			inputStep("耳机", "", exist("结果")),
+			checkStep(exist("结果")),
 		}},
 		{`type "demo" into "Username"; enter "apex123" in the "Password" field and then tap the "Sign in" button. Check "Welcome, demo!" is shown`, []Step{
-			{ID: 1, Action: ActInput, Target: "Username", Value: "demo"},
-			{ID: 2, Action: ActInput, Target: "Password", Value: "apex123"},
-			{ID: 3, Action: ActTap, Target: "Sign in", Expected: &Check{Kind: Exist, Target: "Welcome, demo!"}},
-			{ID: 4, Action: ActCheck, Expected: &Check{Kind: Exist, Target: "Welcome, demo!"}},
+			inputStep("demo", "Username", nil),
+			inputStep("apex123", "Password", nil),
+			tapStep(action.Tap, "Sign in", exist("Welcome, demo!")),
+			checkStep(exist("Welcome, demo!")),
 		}},
 		{`在“添加商品”输入“酸奶”，点击“添加”，确认“共 5 项，已完成 1 项”存在，确认“酸奶”不存在`, []Step{
-			{ID: 1, Action: ActInput, Target: "添加商品", Value: "酸奶"},
-			{ID: 2, Action: ActTap, Target: "添加", Expected: &Check{Kind: Exist, Target: "共 5 项，已完成 1 项"}},
-			{ID: 3, Action: ActCheck, Expected: &Check{Kind: Exist, Target: "共 5 项，已完成 1 项"}},
-			{ID: 4, Action: ActCheck, Expected: &Check{Kind: NotExist, Target: "酸奶"}},
+			inputStep("酸奶", "添加商品", nil),
+			tapStep(action.Tap, "添加", exist("共 5 项，已完成 1 项")),
+			checkStep(exist("共 5 项，已完成 1 项")),
+			checkStep(&Check{Kind: NotExist, Target: "酸奶"}),
 		}},
-		{`open "Settings", go back, press enter, scroll down to "Garden 4", wait 1.5 s, wait for "Saved", check "Cart" reads "Cart (1)", verify "Brightness" is greater than 60, check "Wi-Fi" is off, launch "com.apex.shop"`, []Step{
-			{ID: 1, Action: ActHome},
-			{ID: 2, Action: ActTap, Target: "Settings", Expected: &Check{Kind: LayoutChanged}},
-			{ID: 3, Action: ActBack},
-			{ID: 4, Action: ActPress, Value: "enter"},
-			{ID: 5, Action: ActScroll, Target: "Garden 4", Value: "down"},
-			{ID: 6, Action: ActWait, Value: "1500"},
-			{ID: 7, Action: ActWait, Target: "Saved"},
-			{ID: 8, Action: ActCheck, Expected: &Check{Kind: TextEquals, Target: "Cart", Value: "Cart (1)"}},
-			{ID: 9, Action: ActCheck, Expected: &Check{Kind: NumericGreater, Target: "Brightness", Value: "60"}},
-			{ID: 10, Action: ActCheck, Expected: &Check{Kind: NotChecked, Target: "Wi-Fi"}},
-			{ID: 11, Action: ActLaunch, Target: "com.apex.shop"},
+		{`open "Settings", go back, press enter, scroll down to "Garden 4", wait 1.5 s, wait for "Saved", check "Cart" reads "Cart (1)", verify "Brightness" is greater than 60, check "Wi-Fi" is off, launch "com.apex.shop", double tap "Zoom", submit`, []Step{
+			{Call: action.Home.MustCall(nil)},
+			tapStep(action.Tap, "Settings", changed),
+			{Call: action.Back.MustCall(nil)},
+			{Call: action.KeyboardPress.MustCall(&action.KeyboardPressParams{KeyName: "enter"})},
+			{Call: action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &garden})},
+			{Call: action.Sleep.MustCall(&action.SleepParams{Ms: 1500})},
+			{Expected: exist("Saved"), Wait: true},
+			checkStep(&Check{Kind: TextEquals, Target: "Cart", Value: "Cart (1)"}),
+			checkStep(&Check{Kind: NumericGreater, Target: "Brightness", Value: "60"}),
+			checkStep(&Check{Kind: NotChecked, Target: "Wi-Fi"}),
+			{Call: action.Launch.MustCall(&action.AppParams{App: "com.apex.shop"})},
+			tapStep(action.DoubleTap, "Zoom", changed),
+			{Call: action.KeyboardPress.MustCall(&action.KeyboardPressParams{KeyName: "enter"})},
 		}},
 		{`返回，向下滚动到“苹果”，长按“牛奶”，勾选“完成 酸奶”，确认“完成 酸奶”已勾选`, []Step{
-			{ID: 1, Action: ActBack},
-			{ID: 2, Action: ActScroll, Target: "苹果", Value: "down"},
-			{ID: 3, Action: ActLongPress, Target: "牛奶", Expected: &Check{Kind: LayoutChanged}},
-			{ID: 4, Action: ActTap, Target: "完成 酸奶", Expected: &Check{Kind: Checked, Target: "完成 酸奶"}},
-			{ID: 5, Action: ActCheck, Expected: &Check{Kind: Checked, Target: "完成 酸奶"}},
+			{Call: action.Back.MustCall(nil)},
+			{Call: action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &apple})},
+			{Call: action.LongPress.MustCall(&action.LongPressParams{Locate: action.Locator{Prompt: "牛奶"}}), Expected: changed},
+			tapStep(action.Tap, "完成 酸奶", &Check{Kind: Checked, Target: "完成 酸奶"}),
+			checkStep(&Check{Kind: Checked, Target: "完成 酸奶"}),
 		}},
 	}
 	for _, tt := range tests {
@@ -63,12 +87,32 @@ func TestPlanRules(t *testing.T) {
 			}
 			for i := range got {
 				got[i].Sentence = ""
+				tt.want[i].ID = i + 1
 			}
-			if d := cmp.Diff(tt.want, got); d != "" {
+			if d := cmp.Diff(stepsJSON(t, tt.want), stepsJSON(t, got)); d != "" {
 				t.Errorf("(-want +got)\n%s", d)
+			}
+			// Every step is a call of the device's actions, with valid
+			// params: the rules build nothing a model's plan could not.
+			if err := bindPlan(got, action.ForPlatform(device.Android)); err != nil {
+				t.Error(err)
 			}
 		})
 	}
+}
+
+// stepsJSON renders steps one JSON line each, for a readable diff.
+func stepsJSON(t *testing.T, steps []Step) []string {
+	t.Helper()
+	var out []string
+	for _, s := range steps {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
 }
 
 func TestPlanRulesNotUnderstood(t *testing.T) {
