@@ -136,3 +136,70 @@ func taskDuration(t *testing.T, v map[string]any) time.Duration {
 	}
 	return at(len(pr) - 1).Sub(at(0)).Round(time.Millisecond)
 }
+
+// TestTaskEndAfterProgress: on GET /events each task's entries come in seq
+// order, 1, 2, …, and its end (the task message) is the next seq after its
+// last line, whatever the task and however it ends; /task-progress has the
+// same entries.
+func TestTaskEndAfterProgress(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	ev := p.events()
+	if typ, _ := ev.next(t); typ != "session" {
+		t.Fatalf("first event %s, want the session", typ)
+	}
+	for _, tc := range []struct {
+		name   string
+		body   map[string]any
+		status string
+	}{
+		{"goal", map[string]any{"goal": fastGoal}, "done"},
+		{"failing goal", map[string]any{"goal": `check "No Such Thing" exists`}, "failed"},
+		{"step", map[string]any{"step": map[string]any{"assert": map[string]any{"exists": "Settings"}}}, "done"},
+		{"action", map[string]any{"action": "Home"}, "done"},
+		{"goal again", map[string]any{"goal": fastGoal}, "done"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.body["async"] = true
+			id := p.mustDo(202, "POST", "/execute", tc.body)["requestId"].(string)
+			var streamed []line
+			for {
+				typ, m := ev.next(t)
+				if typ == "session" {
+					continue
+				}
+				if m["requestId"] != id {
+					t.Fatalf("%s event of task %v while %s runs", typ, m["requestId"], id)
+				}
+				pr := m["progress"].(map[string]any)
+				l := line{Seq: int(pr["seq"].(float64)), Type: pr["type"].(string)}
+				if l.Seq != len(streamed)+1 {
+					t.Fatalf("entry %v after %d entries, want seq %d", pr, len(streamed), len(streamed)+1)
+				}
+				streamed = append(streamed, l)
+				if (typ == "task") != (l.Type == "end") {
+					t.Fatalf("%s event with entry %v: the end entry comes as the task event, and only it", typ, pr)
+				}
+				if typ == "task" {
+					if st := m["task"].(map[string]any)["status"]; st != tc.status || pr["status"] != tc.status {
+						t.Errorf("task ended %v (end entry %v), want %s", st, pr["status"], tc.status)
+					}
+					break
+				}
+			}
+			if len(streamed) < 2 {
+				t.Errorf("entries %v: want progress lines before the end", streamed)
+			}
+			v := p.mustDo(200, "GET", "/task-progress/"+id, nil)
+			lines, end := serverLines(t, v)
+			if diff := cmp.Diff(streamed, append(lines, line{Seq: end, Type: "end"})); diff != "" {
+				t.Errorf("/task-progress differs from the stream (-stream +task-progress):\n%s", diff)
+			}
+			// Past the last line, /task-progress answers the end alone.
+			v = p.mustDo(200, "GET", fmt.Sprintf("/task-progress/%s?since=%d", id, end-1), nil)
+			if pr := v["progress"].([]any); len(pr) != 1 || pr[0].(map[string]any)["type"] != "end" {
+				t.Errorf("since=%d: %v, want the end entry alone", end-1, pr)
+			}
+		})
+	}
+}
