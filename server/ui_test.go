@@ -118,7 +118,9 @@ type rect struct {
 
 func TestUIInBrowser(t *testing.T) {
 	p := startPhone(t, nil)
-	ctx := browserTab(t)
+	// The whole walk through the page, which takes minutes on a loaded
+	// machine.
+	ctx := browserTabFor(t, 3*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
