@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,48 +15,20 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// shared is the one chromium of this package's tests, started on first use
-// and stopped by TestMain.
-var shared struct {
-	once   sync.Once
-	ctx    context.Context // a browser context; tests open tabs from it
-	cancel context.CancelFunc
-	err    error
-}
+// chromium is the one headless chromium of this package's tests.
+var chromium browsertest.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if shared.cancel != nil {
-		shared.cancel()
-	}
+	chromium.Close()
 	os.Exit(code)
 }
 
-// browser returns a new tab of Debian's headless chromium (one browser with
-// a fresh profile per test binary), or skips the test when it is absent.
+// browser returns a new tab of the package's chromium, or skips the test
+// when it is absent.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	browsertest.Require(t, "open reports in a real browser")
-	shared.once.Do(func() {
-		profile, err := os.MkdirTemp("", "apex-report-chromium-")
-		if err != nil {
-			shared.err = err
-			return
-		}
-		actx, acancel := chromedp.NewExecAllocator(context.Background(), browsertest.Options(profile)...)
-		bctx, bcancel := chromedp.NewContext(actx)
-		shared.ctx = bctx
-		shared.cancel = func() { bcancel(); acancel(); os.RemoveAll(profile) }
-		shared.err = chromedp.Do(bctx) // starts the browser
-	})
-	if shared.err != nil {
-		t.Fatalf("start %s: %v", browsertest.Path, shared.err)
-	}
-	tab, cancel := chromedp.NewContext(shared.ctx)
-	t.Cleanup(cancel)
-	ctx, cancelTimeout := context.WithTimeout(tab, 40*time.Second)
-	t.Cleanup(cancelTimeout)
-	return ctx
+	return chromium.Tab(t, 40*time.Second, "open reports in a real browser")
 }
 
 // void drops an action's value so it can run among other steps.

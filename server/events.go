@@ -8,12 +8,14 @@ import (
 	"time"
 )
 
-// Message is one server-sent event of GET /events.
+// Message is one server-sent event of GET /events: a session's state, or
+// one entry of a task's progress. A task's entries come in seq order; its
+// last, the end, is the task message, which carries the ended task too.
 type Message struct {
 	Type      string       `json:"type"` // session, progress, task
 	RequestID string       `json:"requestId,omitempty"`
 	Progress  *Progress    `json:"progress,omitempty"`
-	Task      *TaskView    `json:"task,omitempty"` // a task that ended
+	Task      *TaskView    `json:"task,omitempty"` // a task that ended, with its progress after the end entry (none)
 	Session   *SessionView `json:"session,omitempty"`
 }
 

@@ -86,10 +86,8 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt agent.A
 			s.sess.end(t)
 		}
 		// The task shows its end once the session is free for the next.
-		t.finish(status, res, err)
+		t.end(&s.events, status, res, err)
 		close(t.done)
-		v := t.view(1 << 30)
-		s.events.publish(Message{Type: "task", RequestID: t.id, Task: &v})
 		s.publishSession()
 	}()
 	s.input.Lock()
@@ -132,8 +130,7 @@ func (s *Server) runScript(ctx context.Context, t *task, dev sessionDevice, st *
 		Store: st, Space: dev.space, Device: dev.target.ID, Name: "playground: " + t.job.title, Log: s.log, AI: rt,
 		OnStep: func(p runner.Progress) {
 			t.setRun(p.RunID)
-			pr := t.addProgress(Progress{Time: time.Now(), Type: "step", Role: "runner", Status: p.Status, Step: p.Step, Text: stepText(p)})
-			s.events.publish(Message{Type: "progress", RequestID: t.id, Progress: &pr})
+			t.add(&s.events, Progress{Time: time.Now(), Type: "step", Role: "runner", Status: p.Status, Step: p.Step, Text: stepText(p)})
 		},
 	})
 	if res == nil {

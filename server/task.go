@@ -16,17 +16,23 @@ import (
 // keepTasks is how many finished tasks /task-progress still answers for.
 const keepTasks = 100
 
-// Progress is one event of a task as a client shows it: a projection of
-// the agent's event, not the event itself.
+// Progress is one entry of a task's progress as a client shows it: a
+// projection of one of the agent's events (or the runner's steps), or the
+// task's end. A task's entries are numbered 1, 2, … in the order they
+// happened; its end is always the last.
 type Progress struct {
 	Seq    int       `json:"seq"`
 	Time   time.Time `json:"time"`
-	Type   string    `json:"type"` // the event's action_type: plan, acted, verdict, step_summary…
+	Type   string    `json:"type"` // the event's action_type: plan, acted, verdict, step_summary…; end for the task's end
 	Role   string    `json:"role"`
 	Status string    `json:"status,omitempty"`
 	Step   int       `json:"step,omitempty"`
 	Text   string    `json:"text,omitempty"`
 }
+
+// endType is the Type of a task's last progress entry, its end: Status is
+// the task's and Text its error.
+const endType = "end"
 
 // TaskView is a task as /execute, /task-progress and /cancel answer it.
 type TaskView struct {
@@ -48,7 +54,9 @@ type TaskView struct {
 	ReportHTML string `json:"reportHTML,omitempty"`
 	// Dump is the task's whole record once it has ended: the run, its
 	// steps (with each Scene) and its agent events.
-	Dump     *Dump      `json:"dump,omitempty"`
+	Dump *Dump `json:"dump,omitempty"`
+	// Progress is the task's progress after the seq asked for; once the
+	// task has ended, its last entry is the end (type end).
 	Progress []Progress `json:"progress"`
 }
 
@@ -77,18 +85,44 @@ type task struct {
 	reportHTML string
 }
 
-func (t *task) addProgress(p Progress) Progress {
+// add gives p the task's next seq and publishes it, under the task's lock,
+// so that every reader (the event stream, /task-progress) has a task's
+// entries in seq order, and one who sees the end has seen every entry
+// before it. An ended task takes no more.
+func (t *task) add(b *broker, p Progress) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.status != statusRunning {
+		return
+	}
 	p.Seq = len(t.progress) + 1
 	t.progress = append(t.progress, p)
-	return p
+	b.publish(Message{Type: "progress", RequestID: t.id, Progress: &p})
+}
+
+// end ends t: its status, result and error, and its end entry after its
+// last progress, published as the task message.
+func (t *task) end(b *broker, status string, res any, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.status, t.result = status, res
+	if err != nil {
+		t.err = err.Error()
+	}
+	p := Progress{Seq: len(t.progress) + 1, Time: time.Now(), Type: endType, Role: "playground", Status: status, Text: t.err}
+	t.progress = append(t.progress, p)
+	v := t.viewLocked(p.Seq)
+	b.publish(Message{Type: "task", RequestID: t.id, Progress: &p, Task: &v})
 }
 
 // view is the task with the progress after seq since.
 func (t *task) view(since int) TaskView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.viewLocked(since)
+}
+
+func (t *task) viewLocked(since int) TaskView {
 	v := TaskView{RequestID: t.id, Kind: t.job.kind, Goal: t.job.title, Status: t.status, Error: t.err, Result: t.result,
 		RunID: t.runID, ReportHTML: t.reportHTML, Progress: []Progress{}}
 	if since < len(t.progress) {
@@ -101,15 +135,6 @@ func (t *task) setRun(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.runID = id
-}
-
-func (t *task) finish(status string, res any, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.status, t.result = status, res
-	if err != nil {
-		t.err = err.Error()
-	}
 }
 
 // project summarises an event's payload in one line.
@@ -210,8 +235,7 @@ func (s *Server) onEvent(e event.Event) {
 		s.log.Debug("event with no task running", "type", e.ActionType)
 		return
 	}
-	p := t.addProgress(project(e))
-	s.events.publish(Message{Type: "progress", RequestID: t.id, Progress: &p})
+	t.add(&s.events, project(e))
 }
 
 func (s *Server) taskProgress(w http.ResponseWriter, r *http.Request) {

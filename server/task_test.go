@@ -149,6 +149,10 @@ func TestProgressEvents(t *testing.T) {
 			if st := m["task"].(map[string]any)["status"]; st != "done" {
 				t.Errorf("task ended %v", st)
 			}
+			// The end is the entry after the last line.
+			if end := m["progress"].(map[string]any); end["type"] != "end" || int(end["seq"].(float64)) != len(types)+1 || end["status"] != "done" {
+				t.Errorf("the task message's progress %v, want the end entry, seq %d, status done", end, len(types)+1)
+			}
 			break
 		}
 		pr := m["progress"].(map[string]any)
@@ -170,14 +174,14 @@ func TestProgressEvents(t *testing.T) {
 	}
 
 	v := p.mustDo(200, "GET", "/task-progress/"+id, nil)
-	if got := len(v["progress"].([]any)); got != len(types) {
-		t.Errorf("/task-progress has %d progress, the stream had %d", got, len(types))
+	if got := len(v["progress"].([]any)); got != len(types)+1 {
+		t.Errorf("/task-progress has %d progress, the stream had %d and the end", got, len(types))
 	}
 	if v["result"].(map[string]any)["summary"] == "" || v["goal"] == "" {
 		t.Errorf("task view = %v", v)
 	}
 	v = p.mustDo(200, "GET", "/task-progress/"+id+"?since=2", nil)
-	if pr := v["progress"].([]any); len(pr) != len(types)-2 || pr[0].(map[string]any)["seq"].(float64) != 3 {
+	if pr := v["progress"].([]any); len(pr) != len(types)-1 || pr[0].(map[string]any)["seq"].(float64) != 3 {
 		t.Errorf("since=2 gave %v", pr)
 	}
 }
@@ -211,8 +215,9 @@ func TestExecuteRecordsRun(t *testing.T) {
 			t.Errorf("report of run %s: %d\n%.300s", runID, code, page)
 		}
 		taskID := v["result"].(map[string]any)["task_id"].(string)
-		if evs, err := st.Events(testCtx(t), taskID); err != nil || len(evs) != len(v["progress"].([]any)) {
-			t.Errorf("stored %d events (%v), progress has %d", len(evs), err, len(v["progress"].([]any)))
+		// One progress line per event, then the end.
+		if evs, err := st.Events(testCtx(t), taskID); err != nil || len(evs)+1 != len(v["progress"].([]any)) {
+			t.Errorf("stored %d events (%v), progress has %d entries", len(evs), err, len(v["progress"].([]any)))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,22 +14,26 @@ import (
 	"github.com/apexagent/apex/scene"
 )
 
-// browserTab opens a tab of Debian's headless chromium with a fresh
-// profile, or skips the test when chromium is absent.
+// chromium is the one headless chromium of this package's tests.
+var chromium browsertest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	chromium.Close()
+	os.Exit(code)
+}
+
+// browserTab opens a tab in a browser context of its own, whose actions
+// time out after 50 s, or skips the test when chromium is absent.
 func browserTab(t *testing.T) context.Context {
 	t.Helper()
-	browsertest.Require(t, "drive the playground page in a real browser")
-	profile := t.TempDir()
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), browsertest.Options(profile)...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	ctx, cancel := context.WithTimeout(bctx, 50*time.Second)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", browsertest.Path, err)
-	}
-	return ctx
+	return browserTabFor(t, 50*time.Second)
+}
+
+// browserTabFor is browserTab for a test that drives the page for longer.
+func browserTabFor(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	return chromium.Tab(t, timeout, "drive the playground page in a real browser")
 }
 
 // eval runs a script in the page and returns its value.
@@ -113,7 +118,9 @@ type rect struct {
 
 func TestUIInBrowser(t *testing.T) {
 	p := startPhone(t, nil)
-	ctx := browserTab(t)
+	// The whole walk through the page, which takes minutes on a loaded
+	// machine.
+	ctx := browserTabFor(t, 3*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   session: null,     // the SessionView last seen
   dims: null,        // {w, h}: the device's screen in pixels
-  task: null,        // {id, since, ended}: the task this page follows
+  task: null,        // the task this page follows (follow)
   preview: "",       // "", "mjpeg" or "screenshot"
   shotTimer: 0,
   pollTimer: 0,
@@ -159,8 +159,6 @@ async function disconnect() {
 
 // ---- goals ----
 
-const endStatuses = new Set(["done", "failed", "review_required", "canceled", "error"]);
-
 // parseStep reads the composer's text as one script step: JSON
 // ({"aiTap": "Login"}, or {"action": "Tap", "params": {…}} for an action of
 // the action space), or a line as a script writes it (aiTap: Login).
@@ -210,12 +208,14 @@ async function runGoal(goal) {
   follow(r.requestId, goal);
 }
 
-// follow shows a task's progress until it ends: lines arrive on /events,
-// and /task-progress fills any gap and is the fallback when the stream is
-// down.
+// follow shows a task's progress, entry by entry in seq order, up to its
+// end entry: entries arrive on /events, and /task-progress fills any gap
+// and is the fallback when the stream is down.
 function follow(id, goal) {
   if (ui.task && !ui.task.ended && ui.task.id === id) return;
-  ui.task = { id, since: 0, ended: false };
+  // since is the seq of the last entry shown; pending holds entries that
+  // came past a gap, by seq, each with the task view it came with.
+  ui.task = { id, since: 0, ended: false, pending: new Map(), polling: false };
   if (goal === null) addLog(el("div", "msg user", `(task ${id} already running)`));
   $("cancel").hidden = false;
   $("cancel").disabled = false;
@@ -226,8 +226,10 @@ function follow(id, goal) {
   ui.pollTimer = setInterval(pollTask, 1000);
 }
 
-function showProgress(p) {
+function showProgress(id, p) {
   const line = el("div", "progress");
+  line.dataset.task = id;
+  line.dataset.seq = p.seq;
   if (p.status === "failed" || p.status === "error") line.classList.add("failed");
   line.appendChild(el("span", "kind", p.type + (p.step ? ` #${p.step}` : "")));
   line.appendChild(document.createTextNode(" " + (p.text || p.status || "")));
@@ -235,51 +237,57 @@ function showProgress(p) {
   addLog(line);
 }
 
-// onProgress takes a line from the stream; a line past a gap makes the page
-// read the task's progress instead, so lines stay in order.
-function onProgress(id, p) {
+// take takes entries of task id's progress, from the stream or from an
+// answer (view is the task as it came with them: the stream's task
+// message, an answer of /task-progress or /cancel). It shows each entry
+// once, in seq order, and ends the task at its end entry, so the end is
+// shown after every line before it, whichever way each arrived. An entry
+// past a gap waits while /task-progress is read for the gap.
+function take(id, entries, view) {
   const t = ui.task;
   if (!t || t.id !== id || t.ended) return;
-  if (p.seq === t.since + 1) {
-    t.since = p.seq;
-    showProgress(p);
-  } else if (p.seq > t.since + 1) {
-    pollTask();
+  for (const p of entries) {
+    if (p.seq > t.since) t.pending.set(p.seq, { p, view });
   }
+  for (let next = t.pending.get(t.since + 1); next; next = t.pending.get(t.since + 1)) {
+    t.pending.delete(next.p.seq);
+    t.since = next.p.seq;
+    if (next.p.type === "end") {
+      endTask(next.view, next.p);
+      return;
+    }
+    showProgress(id, next.p);
+  }
+  if (t.pending.size) pollTask();
 }
 
 async function pollTask() {
   const t = ui.task;
-  if (!t || t.ended) return;
+  if (!t || t.ended || t.polling) return;
+  t.polling = true;
   let v;
   try {
     v = await api("GET", `/task-progress/${encodeURIComponent(t.id)}?since=${t.since}`);
   } catch (e) {
-    if (e.status === 404) endTask({ requestId: t.id, status: "error", error: e.message, progress: [] });
+    t.polling = false;
+    // The server no longer knows the task (it restarted): its end is lost.
+    if (e.status === 404) endTask({ requestId: t.id, status: "error", error: e.message }, null);
     return;
   }
-  if (t !== ui.task || t.ended) return;
-  for (const p of v.progress || []) {
-    if (p.seq > t.since) {
-      t.since = p.seq;
-      showProgress(p);
-    }
-  }
-  if (endStatuses.has(v.status)) endTask(v);
+  t.polling = false;
+  take(t.id, v.progress || [], v);
 }
 
-function endTask(v) {
+// endTask shows how task v ended: at its end entry end, or with none when
+// the server lost the task.
+function endTask(v, end) {
   const t = ui.task;
   if (!t || t.id !== v.requestId || t.ended) return;
-  for (const p of v.progress || []) {
-    if (p.seq > t.since) {
-      t.since = p.seq;
-      showProgress(p);
-    }
-  }
   t.ended = true;
   clearInterval(ui.pollTimer);
   const box = el("div", `status status-${v.status}`);
+  box.dataset.task = v.requestId;
+  if (end) box.dataset.seq = end.seq;
   const words = { done: "Done", failed: "Failed", canceled: "Canceled", review_required: "Needs review", error: "Could not run" };
   box.appendChild(el("span", "", words[v.status] || v.status));
   const why = v.error || (v.result && (v.result.reason || v.result.summary));
@@ -311,10 +319,11 @@ async function cancelTask() {
   $("cancel").disabled = true;
   $("task-state").textContent = "Canceling…";
   try {
-    endTask(await api("POST", `/cancel/${encodeURIComponent(t.id)}`));
+    const v = await api("POST", `/cancel/${encodeURIComponent(t.id)}`);
+    take(v.requestId, v.progress || [], v);
   } catch (e) {
     if (e.status === 409 && e.data && e.data.status) {
-      endTask(e.data); // it had ended already
+      pollTask(); // it had ended already: its end entry is on its way
     } else {
       logError("Cancel failed: " + e.message);
       $("cancel").disabled = false;
@@ -334,9 +343,13 @@ function listen() {
   });
   es.addEventListener("progress", (ev) => {
     const m = data(ev);
-    onProgress(m.requestId, m.progress);
+    take(m.requestId, [m.progress], null);
   });
-  es.addEventListener("task", (ev) => endTask(data(ev).task));
+  // A task's end is the last entry of its progress, with the ended task.
+  es.addEventListener("task", (ev) => {
+    const m = data(ev);
+    take(m.requestId, m.progress ? [m.progress] : [], m.task);
+  });
   es.onopen = () => {
     // Back after a break: catch up on what the stream missed.
     if (ui.listened) {
