@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/server"
 )
@@ -31,7 +32,7 @@ type line struct {
 func TestFastGoalsInBrowser(t *testing.T) {
 	// Without OCR (each task would start its own Tesseract) the goal reads
 	// the UI tree alone.
-	p := startPhone(t, &phoneOptions{opts: server.Options{NewAgent: func(_ server.ModelSettings, onEvent func(agent.Event)) (server.Agent, error) {
+	p := startPhone(t, &phoneOptions{opts: server.Options{NewAgent: func(_ server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
 		return agent.New(agent.Config{OnEvent: onEvent, OCRMode: perceive.Off})
 	}}})
 	ctx := browserTabFor(t, 5*time.Minute)
