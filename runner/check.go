@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/locate"
-	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 )
 
@@ -44,22 +43,23 @@ func (r *run) waitFor(ctx context.Context, st script.Step, before *screen, out *
 }
 
 // assert checks a condition on the settled screen, re-checking for up to
-// AssertTimeout (or the step's timeout) before failing.
+// AssertTimeout (or the step's timeout) before failing. It passes on firm
+// evidence only: a text equal only ignoring case, or a target matched by
+// loose words, is not enough for a script.
 func (r *run) assert(ctx context.Context, st script.Step, before *screen, out *outcome) error {
 	a := st.Assert
-	loc := toLocator(st.Locator)
+	c := check.Check{Kind: check.ParseKind(a.Op), Target: toLocator(st.Locator), Text: a.Text, Number: a.Number}
 	timeout := r.opts.AssertTimeout
 	if st.Timeout > 0 {
 		timeout = st.Timeout
 	}
-	var why error
-	var got any
+	var res check.Result
 	seen, ok, err := r.poll(ctx, before, timeout, func(s *screen) bool {
-		got, why = r.regionChecked(ctx, s, a, loc)
-		return why == nil
+		res = r.checkOn(ctx, s, c)
+		return res.Holds()
 	})
 	out.seen = seen
-	out.result = map[string]any{"check": a.Op, "actual": got}
+	out.result = map[string]any{"check": a.Op, "actual": res.Actual}
 	if err != nil {
 		return err
 	}
@@ -67,73 +67,9 @@ func (r *run) assert(ctx context.Context, st script.Step, before *screen, out *o
 		return nil
 	}
 	if a.Message != "" {
-		return fmt.Errorf("assertion failed: %s (%v)", a.Message, why)
+		return fmt.Errorf("assertion failed: %s (%s)", a.Message, res.Evidence)
 	}
-	return fmt.Errorf("assertion failed: %w", why)
-}
-
-// check evaluates one assertion; it returns what it saw and why it failed.
-func check(s *scene.Scene, a *script.Assert, loc action.Locator) (any, error) {
-	e, err := locate.Find(s, loc)
-	var amb *locate.AmbiguousError
-	switch a.Op {
-	case "exists":
-		if err == nil || errors.As(err, &amb) {
-			return true, nil
-		}
-		return false, fmt.Errorf("%s is not on screen: %w", loc, err)
-	case "notExists":
-		if errors.Is(err, action.ErrNotFound) {
-			return false, nil
-		}
-		if err == nil {
-			return true, fmt.Errorf("%s is on screen (%s %q) but should not be", loc, e.ID, label(e))
-		}
-		return true, fmt.Errorf("%s is on screen but should not be: %w", loc, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	text := label(e)
-	switch a.Op {
-	case "checked", "notChecked":
-		want := a.Op == "checked"
-		if e.Flags.Checked == want {
-			return e.Flags.Checked, nil
-		}
-		return e.Flags.Checked, fmt.Errorf("%s (%s) is %s, want %s", loc, e.ID, onOff(e.Flags.Checked), onOff(want))
-	case "textEquals":
-		if strings.TrimSpace(text) == strings.TrimSpace(a.Text) {
-			return text, nil
-		}
-		return text, fmt.Errorf("%s has text %q, want %q", loc, text, a.Text)
-	case "textContains":
-		if strings.Contains(text, a.Text) {
-			return text, nil
-		}
-		return text, fmt.Errorf("%s has text %q, which does not contain %q", loc, text, a.Text)
-	case "numberGreater", "numberLess":
-		n, ok := scene.FirstNumber(text)
-		if !ok {
-			return text, fmt.Errorf("%s has text %q, which holds no number", loc, text)
-		}
-		if (a.Op == "numberGreater" && n > a.Number) || (a.Op == "numberLess" && n < a.Number) {
-			return n, nil
-		}
-		cmp := "greater"
-		if a.Op == "numberLess" {
-			cmp = "less"
-		}
-		return n, fmt.Errorf("%s shows %v, want a number %s than %v", loc, n, cmp, a.Number)
-	}
-	return nil, fmt.Errorf("unknown check %q", a.Op)
-}
-
-func label(e scene.Element) string {
-	if e.Text != "" {
-		return e.Text
-	}
-	return e.Desc
+	return fmt.Errorf("assertion failed: %s", res.Evidence)
 }
 
 // aiLocate finds an element by rules and stores it under the step's name.
@@ -291,11 +227,4 @@ func (r *run) wdaRequest(ctx context.Context, st script.Step, out *outcome) erro
 		return fmt.Errorf("WDA %s %s: %w", st.Method, st.Endpoint, err)
 	}
 	return nil
-}
-
-func onOff(checked bool) string {
-	if checked {
-		return "checked"
-	}
-	return "not checked"
 }

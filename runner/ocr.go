@@ -2,14 +2,10 @@ package runner
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
-	"github.com/apexagent/apex/action"
-	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
-	"github.com/apexagent/apex/script"
 )
 
 // OCR modes (Options.OCRMode).
@@ -49,35 +45,21 @@ func (r *run) actedOn(s *screen) { r.perceiver().ActedOn(s) }
 // perceive fuses OCR into s when its tree cannot be trusted.
 func (r *run) perceive(ctx context.Context, s *screen) error { return r.perceiver().Perceive(ctx, s) }
 
-// regionChecked evaluates a text or number assertion on an element whose
-// text the tree does not give (a canvas, an image of a label): it reads
-// the element's region of the screenshot and checks what OCR read. Other
-// checks, and elements with text, go to check as they are.
-func (r *run) regionChecked(ctx context.Context, s *screen, a *script.Assert, loc action.Locator) (any, error) {
-	if r.opts.OCRMode == OCROff || !(strings.HasPrefix(a.Op, "text") || strings.HasPrefix(a.Op, "number")) {
-		return check(s.Scene, a, loc)
+// checkOn decides c on s. A text or number check of an element whose text
+// the tree does not give (a canvas, an image of a label) reads the
+// element's pixels first, unless OCR is off.
+func (r *run) checkOn(ctx context.Context, s *screen, c check.Check) check.Result {
+	var pixels check.TextReader
+	if r.opts.OCRMode != OCROff {
+		pixels = check.TextReaderFunc(func(ctx context.Context, el scene.Element) (string, error) {
+			return r.perceiver().RegionText(ctx, s, el)
+		})
 	}
-	el, err := locate.Find(s.Scene, loc)
-	if err != nil || label(el) != "" {
-		return check(s.Scene, a, loc)
-	}
-	text, err := r.regionText(ctx, s, el)
+	read, err := check.ReadText(ctx, c, s.Scene, pixels)
 	if err != nil {
-		return nil, fmt.Errorf("%s has no text in the UI tree, and reading its pixels failed: %w", loc, err)
+		return check.Result{Evidence: err.Error()}
 	}
-	read := *s.Scene
-	read.Elements = append([]scene.Element(nil), s.Scene.Elements...)
-	for i := range read.Elements {
-		if read.Elements[i].ID == el.ID {
-			read.Elements[i].Text, read.Elements[i].Source = text, scene.SourceBoth
-		}
-	}
-	return check(&read, a, loc)
-}
-
-// regionText OCRs one element's bounds.
-func (r *run) regionText(ctx context.Context, s *screen, el scene.Element) (string, error) {
-	return r.perceiver().RegionText(ctx, s, el)
+	return c.Eval(nil, read)
 }
 
 // readAll reads the whole screen once, the last resort of a locator that
