@@ -153,6 +153,9 @@ func kindList() string {
 // where it has a sentence for it: `"Cart" shows`, `"Total" reads "$5"`.
 func (c Check) String() string {
 	t := c.Target.String()
+	if id := c.Target.ID; id != "" && c.Target == (action.Locator{ID: id}) {
+		t = strconv.Quote("id:" + id) // as ParseTarget reads it
+	}
 	n := strconv.FormatFloat(c.Number, 'f', -1, 64)
 	switch c.Kind {
 	case Exists:
@@ -172,7 +175,7 @@ func (c Check) String() string {
 	case NotChecked:
 		return t + " is not checked"
 	case Enabled:
-		return t + " is enabled"
+		return t + " can be used"
 	case Focused:
 		return t + " is focused"
 	case Count:

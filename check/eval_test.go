@@ -218,10 +218,12 @@ func TestString(t *testing.T) {
 		{Check{Kind: Exists, Target: p("Cart")}, `"Cart" shows`},
 		{Check{Kind: NotExists, Target: p("Sale")}, `"Sale" is gone`},
 		{Check{Kind: TextEquals, Target: p("Total"), Text: "$5"}, `"Total" reads "$5"`},
-		{Check{Kind: TextContains, Target: action.Locator{ID: "total"}, Text: "$"}, `{id="total"} contains "$"`},
+		{Check{Kind: TextContains, Target: action.Locator{ID: "total"}, Text: "$"}, `"id:total" contains "$"`},
 		{Check{Kind: NumberGreater, Target: p("Brightness"), Number: 60}, `"Brightness" is greater than 60`},
 		{Check{Kind: Checked, Target: p("Wi-Fi")}, `"Wi-Fi" is checked`},
 		{Check{Kind: Count, Target: p("Buy"), Number: 3}, `"Buy" shows 3 times`},
+		{Check{Kind: Enabled, Target: p("Pay")}, `"Pay" can be used`},
+		{Check{Kind: Focused, Target: p("Card number")}, `"Card number" is focused`},
 		{Check{Kind: LayoutChanged}, "the screen changed"},
 		{Check{Kind: Region, Regions: []RegionText{{Name: "header", Text: "Sign in"}}}, `"Sign in" is in the header`},
 	}

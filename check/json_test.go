@@ -10,10 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sameLocator compares locators as they print: Locator keeps unexported
-// bookkeeping cmp cannot see.
-var sameLocator = cmp.Comparer(func(a, b action.Locator) bool { return a.String() == b.String() })
-
 func TestUnmarshal(t *testing.T) {
 	yes := true
 	tests := []struct {
@@ -48,7 +44,7 @@ func TestUnmarshal(t *testing.T) {
 			if err := json.Unmarshal([]byte(tt.in), &c); err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, c, sameLocator); d != "" {
+			if d := cmp.Diff(tt.want, c); d != "" {
 				t.Fatalf("(-want +got):\n%s", d)
 			}
 			// What a check writes, it reads back the same.
@@ -60,7 +56,7 @@ func TestUnmarshal(t *testing.T) {
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatalf("%s: %v", b, err)
 			}
-			if d := cmp.Diff(c, back, sameLocator); d != "" {
+			if d := cmp.Diff(c, back); d != "" {
 				t.Fatalf("%s read back differently (-want +got):\n%s", b, d)
 			}
 		})
