@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
@@ -222,7 +223,7 @@ func ruleTarget(sc *scene.Scene, st Step, anyMatch bool) (scene.Element, error) 
 		}
 		return scene.Element{}, fmt.Errorf("no field is focused and %d fields are on screen: say which one to type into: %w", len(inputs), action.ErrNotFound)
 	}
-	l := locatorFor(st.Target)
+	l := check.ParseTarget(st.Target)
 	if st.Action == ActInput {
 		l.Type = ""
 	}
