@@ -227,6 +227,35 @@ func TestLocatorJSONRoundTrip(t *testing.T) {
 	}
 }
 
+func TestLocatorEqual(t *testing.T) {
+	decode := func(raw string) action.Locator {
+		var l action.Locator
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", raw, err)
+		}
+		return l
+	}
+	tests := []struct {
+		name string
+		a, b action.Locator
+		want bool
+	}{
+		{"decoded and built", decode(`{"text":"OK","index":0}`), action.Locator{Text: "OK"}.WithIndex(0), true},
+		{"index 0 given or not", decode(`{"text":"OK","index":0}`), action.Locator{Text: "OK"}, false},
+		{"same point", decode(`{"x":1,"y":2}`), action.Locator{Point: &device.Point{X: 1, Y: 2}}, true},
+		{"other point", decode(`{"x":1,"y":2}`), action.Locator{Point: &device.Point{X: 2, Y: 1}}, false},
+		{"other field", action.Locator{Prompt: "OK"}, action.Locator{Text: "OK"}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.a.Equal(tt.b); got != tt.want {
+			t.Errorf("%s: Equal = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := cmp.Equal(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: cmp.Equal = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 	android := action.ForPlatform(device.Android)
 	for in, want := range map[string]string{

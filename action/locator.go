@@ -105,6 +105,15 @@ func (l Locator) IsZero() bool {
 	return l.Prompt == "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && l.Index == 0 && l.Point == nil
 }
 
+// Equal reports whether two locators say the same: the same fields, index
+// and point. Where one was found is not compared. (go-cmp uses Equal, so
+// values holding Locators compare without options.)
+func (l Locator) Equal(o Locator) bool {
+	samePoint := l.Point == o.Point || l.Point != nil && o.Point != nil && *l.Point == *o.Point
+	return l.Prompt == o.Prompt && l.Text == o.Text && l.ID == o.ID && l.Desc == o.Desc && l.Type == o.Type &&
+		l.Index == o.Index && l.HasIndex() == o.HasIndex() && samePoint
+}
+
 // String renders the locator for logs and error messages.
 func (l Locator) String() string {
 	if l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() && l.Point == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 )
@@ -66,11 +67,11 @@ func (rt *Runtime) assert(ctx context.Context, s *session, goal string) (*Verdic
 
 // combine decides several checks: all must pass; the verdict is as sure as
 // the least sure one.
-func combine(checks []Check, sc *scene.Scene) Verdict {
+func combine(checks []check.Check, sc *scene.Scene) Verdict {
 	out := Verdict{Pass: true, Confidence: 1}
 	var ev []string
 	for i := range checks {
-		v := checkScene(&checks[i], nil, sc)
+		v := judge(&checks[i], nil, sc)
 		ev = append(ev, v.Evidence)
 		if !v.Pass {
 			return v
@@ -197,19 +198,15 @@ func ruleQuery(sc *scene.Scene, goal, kind string) (any, error) {
 	if len(texts) > 0 {
 		target = texts[0]
 	}
-	e, _, err := findIn(sc, target)
+	loc := check.ParseTarget(target)
+	e, _, err := check.Find(sc, loc)
 	if err != nil {
-		return nil, fmt.Errorf("the rules found no element %q to read: %w", target, err)
+		return nil, fmt.Errorf("the rules found no one element %q to read: %w", target, err)
 	}
-	text := label(e)
 	if kind == QueryString {
-		return text, nil
+		return label(e), nil
 	}
-	rest := strings.TrimPrefix(text, target)
-	if n, ok := scene.FirstNumber(rest); ok {
-		return n, nil
-	}
-	if n, ok := scene.FirstNumber(text); ok {
+	if n, ok := check.ReadNumber(e, loc); ok {
 		return n, nil
 	}
 	return nil, errors.New("element " + brief(e) + " holds no number")

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
 )
@@ -132,8 +133,8 @@ func jsonObject(text string) (json.RawMessage, error) {
 // actions. Its example is real steps, encoded as plans are.
 func plannerSystem(space *action.Space) string {
 	example, err := json.Marshal(map[string][]Step{"steps": {
-		{ID: 1, Call: tapOn(action.Tap, "Search"), Expected: &Check{Kind: Exist, Target: "Results"}},
-		{ID: 2, Expected: &Check{Kind: TextContains, Target: "Results", Value: "headphones"}},
+		{ID: 1, Call: tapOn(action.Tap, "Search"), Expected: &check.Check{Kind: check.Exists, Target: check.ParseTarget("Results")}},
+		{ID: 2, Expected: &check.Check{Kind: check.TextContains, Target: check.ParseTarget("Results"), Text: "headphones"}},
 	}})
 	if err != nil {
 		panic(err) // the example is code

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
@@ -207,13 +208,13 @@ func (o *orchestrator) summarize(ctx context.Context, st Step, mark string) {
 
 // verdictEvent is the verdict event's payload.
 type verdictEvent struct {
-	Step  int    `json:"step_id"`
-	Check *Check `json:"check,omitempty"`
+	Step  int          `json:"step_id"`
+	Check *check.Check `json:"check,omitempty"`
 	Verdict
 	Phase string `json:"phase"` // pre (idempotency), post (after acting), check
 }
 
-func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *Check, v Verdict, phase string) {
+func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *check.Check, v Verdict, phase string) {
 	status := event.StatusFailed
 	switch {
 	case v.Review:
@@ -242,10 +243,10 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		}
 		// Idempotency: an expected state that already holds exactly means
 		// the step's effect is there; doing it again would be a bug. Only
-		// what is seen counts: absence (NOT_EXIST) may be a dialog covering
+		// what is seen counts: absence (notExists) may be a dialog covering
 		// the target, and a changed layout cannot hold before acting.
-		if c := st.Expected; c != nil && !st.Call.IsZero() && c.Kind != LayoutChanged && c.Kind != NotExist {
-			if v := checkScene(c, nil, sc); v.Pass && v.Confidence >= 1 {
+		if c := st.Expected; c != nil && !st.Call.IsZero() && c.Kind != check.LayoutChanged && c.Kind != check.NotExists {
+			if v := judge(c, nil, sc); v.Pass && v.Confidence >= 1 {
 				o.publishVerdict(ctx, st, c, v, "pre")
 				o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvSkipped,
 					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, event.StatusOK, v.Confidence)
@@ -400,22 +401,22 @@ func typed(c action.Call) string {
 
 // fieldCheck is what typing must leave: the field reads the value (a
 // password field's text is hidden, so there only the field is checked).
-func fieldCheck(e *scene.Element, value string) *Check {
+func fieldCheck(e *scene.Element, value string) *check.Check {
 	if e == nil || e.Flags.Password || value == "" {
 		return nil
 	}
-	target := e.ID
+	target := action.Locator{ID: e.ID}
 	if e.ResourceID != "" {
-		target = "id:" + e.ResourceID
+		target.ID = e.ResourceID
 	}
-	return &Check{Kind: TextEquals, Target: target, Value: value}
+	return &check.Check{Kind: check.TextEquals, Target: target, Text: value}
 }
 
 // poll re-checks c on fresh observations until it passes surely or the
-// timeout ends. LAYOUT_CHANGED is decided at once.
-func (o *orchestrator) poll(ctx context.Context, c *Check, before, cur *scene.Scene, timeout time.Duration) (Verdict, *scene.Scene) {
-	v := checkScene(c, before, cur)
-	if v.sure() || v.Review || c.Kind == LayoutChanged || timeout <= 0 {
+// timeout ends. layoutChanged is decided at once.
+func (o *orchestrator) poll(ctx context.Context, c *check.Check, before, cur *scene.Scene, timeout time.Duration) (Verdict, *scene.Scene) {
+	v := judge(c, before, cur)
+	if v.sure() || v.Review || c.Kind == check.LayoutChanged || timeout <= 0 {
 		return v, cur
 	}
 	deadline := time.NewTimer(timeout)
@@ -435,16 +436,16 @@ func (o *orchestrator) poll(ctx context.Context, c *Check, before, cur *scene.Sc
 			return v, cur
 		}
 		cur = next
-		if v = checkScene(c, before, cur); v.sure() || v.Review {
+		if v = judge(c, before, cur); v.sure() || v.Review {
 			return v, cur
 		}
 	}
 }
 
 // modelJudge asks the validator model when the rules found no target for
-// an EXIST check: the target may be a description only a model can match.
-func (o *orchestrator) modelJudge(ctx context.Context, c *Check, s *scene.Scene, v Verdict) Verdict {
-	if o.judge == nil || v.Pass || c.Kind != Exist || s == nil {
+// an exists check: the target may be a description only a model can match.
+func (o *orchestrator) modelJudge(ctx context.Context, c *check.Check, s *scene.Scene, v Verdict) Verdict {
+	if o.judge == nil || v.Pass || c.Kind != check.Exists || s == nil {
 		return v
 	}
 	mv, err := askValidator(ctx, o.judge, c.String(), s)

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/scene"
 )
 
 // MaxSteps bounds a plan: a goal that needs more is split by the caller.
@@ -26,7 +26,7 @@ const checkOnly = "check"
 type Step struct {
 	ID       int
 	Call     action.Call
-	Expected *Check
+	Expected *check.Check
 	// Wait makes the step wait until Expected holds, up to the runtime's
 	// WaitTimeout instead of its CheckTimeout.
 	Wait bool
@@ -39,7 +39,7 @@ type stepJSON struct {
 	ID       int             `json:"step_id"`
 	Action   string          `json:"action,omitempty"`
 	Params   json.RawMessage `json:"params,omitempty"`
-	Expected *Check          `json:"expected_state,omitempty"`
+	Expected *check.Check    `json:"expected_state,omitempty"`
 	Wait     bool            `json:"wait,omitempty"`
 	Sentence string          `json:"sentence,omitempty"`
 }
@@ -89,65 +89,6 @@ func decodeStep(data []byte, space *action.Space) (Step, error) {
 	return st, nil
 }
 
-// Check kinds the validator knows.
-const (
-	Exist          = "EXIST"
-	NotExist       = "NOT_EXIST"
-	TextEquals     = "TEXT_EQUALS"
-	TextContains   = "TEXT_CONTAINS"
-	NumericGreater = "NUMERIC_GREATER"
-	NumericLess    = "NUMERIC_LESS"
-	LayoutChanged  = "LAYOUT_CHANGED"
-	Checked        = "CHECKED"
-	NotChecked     = "NOT_CHECKED"
-	RegionCheck    = "REGION"
-)
-
-// Check is an expected state the validator can decide.
-type Check struct {
-	Kind    string   `json:"kind"`
-	Target  string   `json:"target,omitempty"` // what to find: visible text, a description, or id:RESOURCE
-	Value   string   `json:"value,omitempty"`  // TEXT_* text, NUMERIC_* number
-	Regions []Region `json:"regions,omitempty"`
-}
-
-// Region is a region assertion: within the named part of the screen
-// (top, bottom, left, right, center, header, footer, dialog, or an element's
-// text or id), text must (or must not) appear, or an element there must
-// read exactly must_equal.
-type Region struct {
-	Name      string `json:"name"`
-	Text      string `json:"text,omitempty"`
-	MustExist *bool  `json:"must_exist,omitempty"`
-	MustEqual string `json:"must_equal,omitempty"`
-}
-
-// String renders a check for summaries and evidence.
-func (c *Check) String() string {
-	if c == nil {
-		return "nothing"
-	}
-	switch c.Kind {
-	case Exist:
-		return fmt.Sprintf("%q shown", c.Target)
-	case NotExist:
-		return fmt.Sprintf("%q gone", c.Target)
-	case TextEquals:
-		return fmt.Sprintf("%q reads %q", c.Target, c.Value)
-	case TextContains:
-		return fmt.Sprintf("%q contains %q", c.Target, c.Value)
-	case NumericGreater:
-		return fmt.Sprintf("%q > %s", c.Target, c.Value)
-	case NumericLess:
-		return fmt.Sprintf("%q < %s", c.Target, c.Value)
-	case Checked, NotChecked:
-		return fmt.Sprintf("%q %s", c.Target, strings.ToLower(strings.ReplaceAll(c.Kind, "_", " ")))
-	case RegionCheck:
-		return fmt.Sprintf("%d region assertions", len(c.Regions))
-	}
-	return strings.ToLower(c.Kind)
-}
-
 // validatePlan checks a plan from a planner (rules or a model) whose
 // calls were decoded through the device's action space.
 func validatePlan(steps []Step) error {
@@ -162,7 +103,7 @@ func validatePlan(steps []Step) error {
 			return fmt.Errorf("step %d: a step without an action needs expected_state", i+1)
 		}
 		if c := s.Expected; c != nil {
-			if err := c.validate(); err != nil {
+			if err := c.Validate(); err != nil {
 				return fmt.Errorf("step %d: expected_state: %w", i+1, err)
 			}
 		}
@@ -186,31 +127,4 @@ func bindPlan(steps []Step, space *action.Space) error {
 		steps[i].Call = bound
 	}
 	return validatePlan(steps)
-}
-
-func (c *Check) validate() error {
-	switch c.Kind {
-	case Exist, NotExist, Checked, NotChecked:
-		if c.Target == "" {
-			return fmt.Errorf("%s needs a target", c.Kind)
-		}
-	case TextEquals, TextContains, NumericGreater, NumericLess:
-		if c.Target == "" {
-			return fmt.Errorf("%s needs a target", c.Kind)
-		}
-	case LayoutChanged:
-	case RegionCheck:
-		if len(c.Regions) == 0 {
-			return fmt.Errorf("REGION needs regions")
-		}
-	default:
-		return fmt.Errorf("unknown kind %q", c.Kind)
-	}
-	return nil
-}
-
-// numberOK reports whether NUMERIC_* has a number to compare with.
-func numberOK(s string) bool {
-	_, ok := scene.FirstNumber(s)
-	return ok
 }

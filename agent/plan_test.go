@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"github.com/apexagent/apex/check"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 func TestStepJSON(t *testing.T) {
 	space := action.ForPlatform(device.Android)
 	from, to := action.Locator{Prompt: "Recipe 1"}, action.Locator{ID: "e9"}
-	exist := &Check{Kind: Exist, Target: "Saved"}
+	exist := &check.Check{Kind: check.Exists, Target: check.ParseTarget("Saved")}
 	tests := []struct {
 		name string
 		step Step
@@ -26,9 +27,9 @@ func TestStepJSON(t *testing.T) {
 		{"drag", Step{ID: 1, Call: action.DragAndDrop.MustCall(&action.DragAndDropParams{From: from, To: to, Duration: 1500})},
 			`{"step_id":1,"action":"DragAndDrop","params":{"from":"Recipe 1","to":{"id":"e9"},"duration":1500}}`},
 		{"check", Step{ID: 2, Expected: exist},
-			`{"step_id":2,"action":"check","expected_state":{"kind":"EXIST","target":"Saved"}}`},
+			`{"step_id":2,"action":"check","expected_state":{"kind":"exists","target":"Saved"}}`},
 		{"wait", Step{ID: 3, Expected: exist, Wait: true, Sentence: `wait for "Saved"`},
-			`{"step_id":3,"action":"check","expected_state":{"kind":"EXIST","target":"Saved"},"wait":true,"sentence":"wait for \"Saved\""}`},
+			`{"step_id":3,"action":"check","expected_state":{"kind":"exists","target":"Saved"},"wait":true,"sentence":"wait for \"Saved\""}`},
 		{"no params", Step{ID: 4, Call: action.RecentApps.MustCall(nil)},
 			`{"step_id":4,"action":"RecentApps","params":{}}`},
 	}

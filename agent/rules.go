@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 )
 
 // UnderstandError says which sentence of a goal the rule planner could not
@@ -69,7 +70,7 @@ func PlanRules(goal string) ([]Step, error) {
 			c := *read[i+1].Expected
 			st.Expected = &c
 		case rs.touch:
-			st.Expected = &Check{Kind: LayoutChanged}
+			st.Expected = &check.Check{Kind: check.LayoutChanged}
 		}
 		steps[i] = st
 	}
@@ -106,7 +107,7 @@ func launch(app string) ruleStep {
 // tapOn is a touch of target by a (Tap, DoubleTap: their params are
 // TapParams).
 func tapOn(a *action.Action, target string) action.Call {
-	return a.MustCall(&action.TapParams{Locate: locatorFor(target)})
+	return a.MustCall(&action.TapParams{Locate: check.ParseTarget(target)})
 }
 
 // quotes pairs the opening and closing marks of quoted text.
@@ -265,9 +266,16 @@ func pat(expr string, build func(m map[string]string) ruleStep) pattern {
 	return pattern{regexp.MustCompile(`(?i)^` + expr + `$`), build}
 }
 
-func check(kind string) func(m map[string]string) ruleStep {
+// expect builds a check step from a check sentence: its target quote, its
+// value quote and its number.
+func expect(kind check.Kind) func(m map[string]string) ruleStep {
 	return func(m map[string]string) ruleStep {
-		return ruleStep{Step: Step{Expected: &Check{Kind: kind, Target: m["t"], Value: m["v"] + m["n"]}}}
+		c := &check.Check{Kind: kind, Text: m["v"]}
+		if t := m["t"]; t != "" {
+			c.Target = check.ParseTarget(t)
+		}
+		c.Number, _ = strconv.ParseFloat(m["n"], 64)
+		return ruleStep{Step: Step{Expected: c}}
 	}
 }
 
@@ -279,7 +287,7 @@ func touch(a *action.Action) func(m map[string]string) ruleStep {
 }
 
 func longPress(m map[string]string) ruleStep {
-	c := action.LongPress.MustCall(&action.LongPressParams{Locate: locatorFor(m["t"])})
+	c := action.LongPress.MustCall(&action.LongPressParams{Locate: check.ParseTarget(m["t"])})
 	return ruleStep{Step: Step{Call: c}, touch: true}
 }
 
@@ -290,7 +298,7 @@ func input(m map[string]string) ruleStep {
 	}
 	p := &action.InputParams{Value: m["v"]}
 	if m["t"] != "" {
-		l := locatorFor(m["t"])
+		l := check.ParseTarget(m["t"])
 		p.Locate = &l
 	}
 	return ruleStep{Step: Step{Call: action.Input.MustCall(p)}}
@@ -323,7 +331,7 @@ func scroll(d, target string) ruleStep {
 	}
 	p := &action.ScrollParams{Direction: strings.ToLower(d)}
 	if target != "" {
-		l := locatorFor(target)
+		l := check.ParseTarget(target)
 		p.UntilVisible = &l
 	}
 	return ruleStep{Step: Step{Call: action.Scroll.MustCall(p)}}
@@ -331,7 +339,7 @@ func scroll(d, target string) ruleStep {
 
 // waitUntil waits for the target to show.
 func waitUntil(m map[string]string) ruleStep {
-	return ruleStep{Step: Step{Expected: &Check{Kind: Exist, Target: m["t"]}, Wait: true}}
+	return ruleStep{Step: Step{Expected: &check.Check{Kind: check.Exists, Target: check.ParseTarget(m["t"])}, Wait: true}}
 }
 
 var num = `(?P<n>-?\d+(?:\.\d+)?)`
@@ -357,17 +365,20 @@ var enActions = []pattern{
 }
 
 var enChecks = []pattern{
-	pat(`(?:there is|there's|I see|you see)(?: an?| the)? T`, check(Exist)),
-	pat(`T (?:exists|is shown|is visible|appears|is displayed|is on (?:the )?screen|shows up|is there|shows)`, check(Exist)),
-	pat(`T (?:does not exist|doesn't exist|is gone|is not shown|is not visible|disappears|disappeared|is hidden|is absent|is not on (?:the )?screen|does not appear)`, check(NotExist)),
-	pat(`(?:there is no|there's no|no) T`, check(NotExist)),
-	pat(`T (?:contains|includes) V`, check(TextContains)),
-	pat(`T (?:reads|says|equals|is|shows|has text|text is|displays) V`, check(TextEquals)),
-	pat(`T (?:is )?(?:greater than|more than|above|over|>) `+num, check(NumericGreater)),
-	pat(`T (?:is )?(?:less than|fewer than|below|under|<) `+num, check(NumericLess)),
-	pat(`T (?:is )?(?:checked|on|enabled|switched on|turned on|ticked|selected)`, check(Checked)),
-	pat(`T (?:is )?(?:not checked|unchecked|off|switched off|turned off|unticked|not selected)`, check(NotChecked)),
-	pat(`(?:the )?(?:screen|page|layout) (?:changed|changes|has changed)`, check(LayoutChanged)),
+	pat(`(?:there is|there's|I see|you see)(?: an?| the)? T`, expect(check.Exists)),
+	pat(`T (?:exists|is shown|is visible|appears|is displayed|is on (?:the )?screen|shows up|is there|shows)`, expect(check.Exists)),
+	pat(`T (?:does not exist|doesn't exist|is gone|is not shown|is not visible|disappears|disappeared|is hidden|is absent|is not on (?:the )?screen|does not appear)`, expect(check.NotExists)),
+	pat(`(?:there is no|there's no|no) T`, expect(check.NotExists)),
+	pat(`T (?:contains|includes) V`, expect(check.TextContains)),
+	pat(`T (?:reads|says|equals|is|shows|has text|text is|displays) V`, expect(check.TextEquals)),
+	pat(`T (?:shows|appears|is shown) `+num+` times?`, expect(check.Count)),
+	pat(`T (?:is )?(?:greater than|more than|above|over|>) `+num, expect(check.NumberGreater)),
+	pat(`T (?:is )?(?:less than|fewer than|below|under|<) `+num, expect(check.NumberLess)),
+	pat(`T (?:is )?(?:checked|on|enabled|switched on|turned on|ticked|selected)`, expect(check.Checked)),
+	pat(`T (?:is )?(?:not checked|unchecked|off|switched off|turned off|unticked|not selected)`, expect(check.NotChecked)),
+	pat(`T (?:can be used|is usable)`, expect(check.Enabled)),
+	pat(`T (?:is focused|has (?:the )?focus)`, expect(check.Focused)),
+	pat(`(?:the )?(?:screen|page|layout) (?:changed|changes|has changed)`, expect(check.LayoutChanged)),
 	pat(`T (?:is )?(?:in|at) the (?P<r>top|bottom|left|right|center|centre|header|footer|dialog)(?: of the screen)?`, regionCheck),
 }
 
@@ -393,17 +404,20 @@ var zhActions = []pattern{
 }
 
 var zhChecks = []pattern{
-	pat(`(?:出现|显示|有|看到)T`, check(Exist)),
-	pat(`T(?:存在|出现|已出现|显示|已显示|可见)`, check(Exist)),
-	pat(`(?:没有|不存在|不显示|看不到)T`, check(NotExist)),
-	pat(`T(?:不存在|消失|已消失|不显示|不可见|没有出现)`, check(NotExist)),
-	pat(`T(?:包含|含有)V`, check(TextContains)),
-	pat(`T(?:显示为|显示|为|是|等于|的内容是|的文字是)V`, check(TextEquals)),
-	pat(`T(?:大于|多于|超过)`+num, check(NumericGreater)),
-	pat(`T(?:小于|少于|低于)`+num, check(NumericLess)),
-	pat(`T(?:已勾选|已选中|已打开|已开启|处于开启状态|是开启的)`, check(Checked)),
-	pat(`T(?:未勾选|未选中|已关闭|处于关闭状态|是关闭的)`, check(NotChecked)),
-	pat(`(?:屏幕|页面|界面)(?:已)?(?:变化|改变|发生变化)`, check(LayoutChanged)),
+	pat(`(?:出现|显示|有|看到)T`, expect(check.Exists)),
+	pat(`T(?:存在|出现|已出现|显示|已显示|可见)`, expect(check.Exists)),
+	pat(`(?:没有|不存在|不显示|看不到)T`, expect(check.NotExists)),
+	pat(`T(?:不存在|消失|已消失|不显示|不可见|没有出现)`, expect(check.NotExists)),
+	pat(`T(?:包含|含有)V`, expect(check.TextContains)),
+	pat(`T(?:显示为|显示|为|是|等于|的内容是|的文字是)V`, expect(check.TextEquals)),
+	pat(`T(?:出现|显示)了?`+num+`次`, expect(check.Count)),
+	pat(`T(?:大于|多于|超过)`+num, expect(check.NumberGreater)),
+	pat(`T(?:小于|少于|低于)`+num, expect(check.NumberLess)),
+	pat(`T(?:已勾选|已选中|已打开|已开启|处于开启状态|是开启的)`, expect(check.Checked)),
+	pat(`T(?:未勾选|未选中|已关闭|处于关闭状态|是关闭的)`, expect(check.NotChecked)),
+	pat(`T(?:可用|可以使用)`, expect(check.Enabled)),
+	pat(`T(?:已获得焦点|获得焦点|有焦点)`, expect(check.Focused)),
+	pat(`(?:屏幕|页面|界面)(?:已)?(?:变化|改变|发生变化)`, expect(check.LayoutChanged)),
 }
 
 var checkVerbRE = regexp.MustCompile(`(?i)^(?:check|verify|assert|ensure|confirm|expect|make sure|see)(?: that| if| whether)?\s+`)
@@ -421,7 +435,7 @@ func waitFor(m map[string]string) ruleStep {
 
 func regionCheck(m map[string]string) ruleStep {
 	yes := true
-	return ruleStep{Step: Step{Expected: &Check{Kind: RegionCheck, Regions: []Region{{Name: strings.ToLower(m["r"]), Text: m["t"], MustExist: &yes}}}}}
+	return ruleStep{Step: Step{Expected: &check.Check{Kind: check.Region, Regions: []check.RegionText{{Name: strings.ToLower(m["r"]), Text: m["t"], MustExist: &yes}}}}}
 }
 
 // parseSentence reads one sentence as an action or a check.
@@ -438,12 +452,12 @@ func parseSentence(s string) (ruleStep, bool) {
 
 // parseChecks reads an assertion goal: one or more check sentences, with or
 // without a leading "check".
-func parseChecks(goal string) ([]Check, error) {
+func parseChecks(goal string) ([]check.Check, error) {
 	sentences := splitSentences(goal)
 	if len(sentences) == 0 {
 		return nil, fmt.Errorf("the assertion is empty")
 	}
-	var out []Check
+	var out []check.Check
 	for i, s := range sentences {
 		masked, texts := maskQuotes(s)
 		masked = strings.TrimRight(strings.Join(strings.Fields(masked), " "), " .!?")
@@ -488,9 +502,6 @@ func match(masked string, texts []string, sets ...[]pattern) (ruleStep, bool) {
 				}
 				st := p.build(groups)
 				if st.Call.IsZero() && st.Expected == nil && st.app == "" {
-					continue
-				}
-				if c := st.Expected; c != nil && (c.Kind == NumericGreater || c.Kind == NumericLess) && !numberOK(c.Value) {
 					continue
 				}
 				return st, true

@@ -6,16 +6,17 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
 	"github.com/google/go-cmp/cmp"
 )
 
 // Steps a test expects, built as the rule planner builds them.
-func tapStep(a *action.Action, target string, c *Check) Step {
+func tapStep(a *action.Action, target string, c *check.Check) Step {
 	return Step{Call: tapOn(a, target), Expected: c}
 }
 
-func inputStep(value, field string, c *Check) Step {
+func inputStep(value, field string, c *check.Check) Step {
 	p := &action.InputParams{Value: value}
 	if field != "" {
 		l := action.Locator{Prompt: field}
@@ -24,11 +25,15 @@ func inputStep(value, field string, c *Check) Step {
 	return Step{Call: action.Input.MustCall(p), Expected: c}
 }
 
-func checkStep(c *Check) Step { return Step{Expected: c} }
+func checkStep(c *check.Check) Step { return Step{Expected: c} }
+
+func expected(k check.Kind, target string) *check.Check {
+	return &check.Check{Kind: k, Target: check.ParseTarget(target)}
+}
 
 func TestPlanRules(t *testing.T) {
-	changed := &Check{Kind: LayoutChanged}
-	exist := func(s string) *Check { return &Check{Kind: Exist, Target: s} }
+	changed := &check.Check{Kind: check.LayoutChanged}
+	exist := func(s string) *check.Check { return expected(check.Exists, s) }
 	garden, apple := action.Locator{Prompt: "Garden 4"}, action.Locator{Prompt: "苹果"}
 	tests := []struct {
 		goal string
@@ -54,7 +59,7 @@ func TestPlanRules(t *testing.T) {
 			inputStep("酸奶", "添加商品", nil),
 			tapStep(action.Tap, "添加", exist("共 5 项，已完成 1 项")),
 			checkStep(exist("共 5 项，已完成 1 项")),
-			checkStep(&Check{Kind: NotExist, Target: "酸奶"}),
+			checkStep(expected(check.NotExists, "酸奶")),
 		}},
 		{`open "Settings", go back, press enter, scroll down to "Garden 4", wait 1.5 s, wait for "Saved", check "Cart" reads "Cart (1)", verify "Brightness" is greater than 60, check "Wi-Fi" is off, launch "com.apex.shop", double tap "Zoom", submit`, []Step{
 			{Call: action.Home.MustCall(nil)},
@@ -64,9 +69,9 @@ func TestPlanRules(t *testing.T) {
 			{Call: action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &garden})},
 			{Call: action.Sleep.MustCall(&action.SleepParams{Ms: 1500})},
 			{Expected: exist("Saved"), Wait: true},
-			checkStep(&Check{Kind: TextEquals, Target: "Cart", Value: "Cart (1)"}),
-			checkStep(&Check{Kind: NumericGreater, Target: "Brightness", Value: "60"}),
-			checkStep(&Check{Kind: NotChecked, Target: "Wi-Fi"}),
+			checkStep(&check.Check{Kind: check.TextEquals, Target: check.ParseTarget("Cart"), Text: "Cart (1)"}),
+			checkStep(&check.Check{Kind: check.NumberGreater, Target: check.ParseTarget("Brightness"), Number: 60}),
+			checkStep(expected(check.NotChecked, "Wi-Fi")),
 			{Call: action.Launch.MustCall(&action.AppParams{App: "com.apex.shop"})},
 			tapStep(action.DoubleTap, "Zoom", changed),
 			{Call: action.KeyboardPress.MustCall(&action.KeyboardPressParams{KeyName: "enter"})},
@@ -75,8 +80,8 @@ func TestPlanRules(t *testing.T) {
 			{Call: action.Back.MustCall(nil)},
 			{Call: action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &apple})},
 			{Call: action.LongPress.MustCall(&action.LongPressParams{Locate: action.Locator{Prompt: "牛奶"}}), Expected: changed},
-			tapStep(action.Tap, "完成 酸奶", &Check{Kind: Checked, Target: "完成 酸奶"}),
-			checkStep(&Check{Kind: Checked, Target: "完成 酸奶"}),
+			tapStep(action.Tap, "完成 酸奶", expected(check.Checked, "完成 酸奶")),
+			checkStep(expected(check.Checked, "完成 酸奶")),
 		}},
 	}
 	for _, tt := range tests {
@@ -113,6 +118,44 @@ func stepsJSON(t *testing.T, steps []Step) []string {
 		out = append(out, string(b))
 	}
 	return out
+}
+
+func TestParseChecks(t *testing.T) {
+	tests := []struct {
+		goal string
+		want []check.Check
+	}{
+		{`"Cart (0)" exists, "Search" is shown`, []check.Check{*expected(check.Exists, "Cart (0)"), *expected(check.Exists, "Search")}},
+		{`check "id:com.apex.shop:id/cart" reads "Cart (1)"`, []check.Check{{Kind: check.TextEquals, Target: action.Locator{ID: "com.apex.shop:id/cart"}, Text: "Cart (1)"}}},
+		{`"Total" is less than 12.5`, []check.Check{{Kind: check.NumberLess, Target: check.ParseTarget("Total"), Number: 12.5}}},
+		{`"Add to cart" shows 3 times`, []check.Check{{Kind: check.Count, Target: check.ParseTarget("Add to cart"), Number: 3}}},
+		{`"Pay" can be used and "Card number" has focus`, []check.Check{*expected(check.Enabled, "Pay"), *expected(check.Focused, "Card number")}},
+		{`"Sign in" is in the header`, []check.Check{{Kind: check.Region, Regions: []check.RegionText{{Name: "header", Text: "Sign in", MustExist: new(true)}}}}},
+		{`the screen changed`, []check.Check{{Kind: check.LayoutChanged}}},
+		{`确认“加入购物车”出现了2次，“支付”可用，“卡号”获得焦点`, []check.Check{{Kind: check.Count, Target: check.ParseTarget("加入购物车"), Number: 2},
+			*expected(check.Enabled, "支付"), *expected(check.Focused, "卡号")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.goal, func(t *testing.T) {
+			got, err := parseChecks(tt.goal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got)\n%s", d)
+			}
+			// A check's own sentence reads back as the same check.
+			for _, c := range got {
+				back, err := parseChecks(c.String())
+				if err != nil || len(back) != 1 {
+					t.Fatalf("%s does not read back: %v", c.String(), err)
+				}
+				if d := cmp.Diff(c, back[0]); d != "" {
+					t.Errorf("%s read back (-want +got)\n%s", c.String(), d)
+				}
+			}
+		})
+	}
 }
 
 func TestPlanRulesNotUnderstood(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm/llmtest"
@@ -89,7 +90,7 @@ func TestPlanAnyAction(t *testing.T) {
 		steps: []agent.Step{
 			{Call: action.Input.MustCall(&action.InputParams{Value: "demo", Locate: loc("Username")})},
 			// No field named: the executor finds the focused one.
-			{Call: action.ClearInput.MustCall(nil), Expected: &agent.Check{Kind: agent.NotExist, Target: "demo"}},
+			{Call: action.ClearInput.MustCall(nil), Expected: &check.Check{Kind: check.NotExists, Target: check.ParseTarget("demo")}},
 		},
 		check: func(t *testing.T, r result, _ map[string]int) {
 			if u := r.p.state(t, login)["username"]; u != "" {
@@ -109,7 +110,7 @@ func TestPlanAnyAction(t *testing.T) {
 		name: "Swipe on the notes list", app: notes, goal: "Swipe the notes list up from Garden 1 to Groceries 1",
 		steps: []agent.Step{{
 			Call:     action.Swipe.MustCall(&action.SwipeParams{From: loc("Garden 1"), To: loc("Groceries 1")}),
-			Expected: &agent.Check{Kind: agent.NotExist, Target: "Meeting notes 1"},
+			Expected: &check.Check{Kind: check.NotExists, Target: check.ParseTarget("Meeting notes 1")},
 		}},
 		check: func(t *testing.T, r result, before map[string]int) {
 			if y, ok := rowY(t, r.p, "Garden 1"); !ok || y != before["Groceries 1"] {
@@ -169,7 +170,7 @@ func TestExecutorModelAnswersAnotherAction(t *testing.T) {
 	goal := "Show the last garden note"
 	plan := planJSON(t, agent.Step{
 		Call:     action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "the very last entry"}}),
-		Expected: &agent.Check{Kind: agent.Exist, Target: "Garden 4"},
+		Expected: &check.Check{Kind: check.Exists, Target: check.ParseTarget("Garden 4")},
 	})
 	scroll := action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: loc("Garden 4")})
 	answer, err := json.Marshal(scroll)

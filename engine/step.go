@@ -356,8 +356,8 @@ func (s *Session) expect(ctx context.Context, st Step, r *Record) error {
 	}
 	var res check.Result
 	last, _, err := s.p.Poll(ctx, r.After, timeout, func(sc *perceive.Screen) bool {
-		res = st.Expect.Eval(r.Before.Scene, sc.Scene)
-		return res.Pass
+		res = s.judge(ctx, *st.Expect, r.Before, sc)
+		return res.Holds()
 	})
 	r.After, r.Verdict = last, &res
 	if st.Call.IsZero() && st.Custom == nil {
@@ -367,10 +367,27 @@ func (s *Session) expect(ctx context.Context, st Step, r *Record) error {
 		return err
 	}
 	switch {
-	case res.Pass:
+	case res.Holds():
 		return nil
 	case st.Message != "":
 		return fmt.Errorf("%s (%s)", st.Message, res.Evidence)
 	}
 	return fmt.Errorf("expected %s: %s", st.Expect, res.Evidence)
+}
+
+// judge decides c on sc, from the screen before the step. A text or number
+// check of an element whose text the tree does not give (a canvas, an
+// image of a label) reads the element's pixels first, unless OCR is off.
+func (s *Session) judge(ctx context.Context, c check.Check, before, sc *perceive.Screen) check.Result {
+	var pixels check.TextReader
+	if s.p.Mode() != perceive.Off {
+		pixels = check.TextReaderFunc(func(ctx context.Context, el scene.Element) (string, error) {
+			return s.p.RegionText(ctx, sc, el)
+		})
+	}
+	read, err := check.ReadText(ctx, c, sc.Scene, pixels)
+	if err != nil {
+		return check.Result{Evidence: err.Error()}
+	}
+	return c.Eval(before.Scene, read)
 }

@@ -15,10 +15,27 @@ import (
 	"github.com/apexagent/apex/scene"
 )
 
+// Exactness grades the rule a locator matched by, from the strictest.
+type Exactness int
+
+const (
+	// Exact: the text, description, resource id, scene id, type or point
+	// as given.
+	Exact Exactness = iota
+	// IgnoringCase: equal ignoring case and spacing.
+	IgnoringCase
+	// Contained: the element's text, description or id contains it.
+	Contained
+	// Loose: every word somewhere in the element; enough to act on when
+	// nothing closer matches, not evidence that the element is shown.
+	Loose
+)
+
 // AmbiguousError lists the elements a locator matched equally well.
 type AmbiguousError struct {
 	Locator    action.Locator
-	Rule       string // which rule matched them: "exact text", "text contains", …
+	Rule       string    // which rule matched them: "exact text", "text contains", …
+	How        Exactness // how exactly that rule matched
 	Candidates []scene.Element
 }
 
@@ -143,22 +160,30 @@ func (noRule) Is(target error) bool { return target == action.ErrNotFound }
 // Find returns the one element l names in s. Errors wrap action.ErrNotFound
 // when nothing matches, or are an *AmbiguousError when several do.
 func Find(s *scene.Scene, l action.Locator) (scene.Element, error) {
+	e, _, err := Match(s, l)
+	return e, err
+}
+
+// Match is Find that also says how exactly the element matched, so a
+// check can tell evidence from a hint.
+func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 	if s == nil {
-		return scene.Element{}, errors.New("locate: no scene")
+		return scene.Element{}, 0, errors.New("locate: no scene")
 	}
 	if l.IsZero() {
-		return scene.Element{}, errors.New("locate: empty locator: give text, id, desc, type or a description")
+		return scene.Element{}, 0, errors.New("locate: empty locator: give text, id, desc, type or a description")
 	}
 	if l.Point != nil && l.Prompt == "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" {
-		return at(s, *l.Point)
+		e, err := at(s, *l.Point)
+		return e, Exact, err
 	}
 	q := compile(l)
 	if q.sceneID != "" {
 		e, ok := s.Element(q.sceneID)
 		if !ok {
-			return scene.Element{}, fmt.Errorf("no element %s on this screen (ids change when the screen does; ids now run e1 to e%d): %w", q.sceneID, len(s.Elements), action.ErrNotFound)
+			return scene.Element{}, 0, fmt.Errorf("no element %s on this screen (ids change when the screen does; ids now run e1 to e%d): %w", q.sceneID, len(s.Elements), action.ErrNotFound)
 		}
-		return e, nil
+		return e, Exact, nil
 	}
 	visible := make([]scene.Element, 0, len(s.Elements))
 	for _, e := range s.Elements {
@@ -188,28 +213,29 @@ func Find(s *scene.Scene, l action.Locator) (scene.Element, error) {
 				}
 			}
 			if len(hits) > 0 {
-				return pick(l, q, r.name, hits)
+				e, err := pick(l, q, r, hits)
+				return e, r.how, err
 			}
 		}
 	}
-	return scene.Element{}, notFound(s, l, q)
+	return scene.Element{}, 0, notFound(s, l, q)
 }
 
 // pick chooses among the hits of one rule: by containment, then by index; otherwise the hits are ambiguous.
-func pick(l action.Locator, q *query, rule string, hits []scene.Element) (scene.Element, error) {
+func pick(l action.Locator, q *query, r rule, hits []scene.Element) (scene.Element, error) {
 	hits = dedupe(hits)
 	switch {
 	case q.last:
 		return hits[len(hits)-1], nil
 	case q.indexSet || q.index > 0:
 		if q.index >= len(hits) {
-			return scene.Element{}, fmt.Errorf("%s: index %d asked, but only %d elements match (%s): %w", l, q.index, len(hits), rule, action.ErrNotFound)
+			return scene.Element{}, fmt.Errorf("%s: index %d asked, but only %d elements match (%s): %w", l, q.index, len(hits), r.name, action.ErrNotFound)
 		}
 		return hits[q.index], nil
 	case len(hits) == 1:
 		return hits[0], nil
 	}
-	return scene.Element{}, &AmbiguousError{Locator: l, Rule: rule, Candidates: hits}
+	return scene.Element{}, &AmbiguousError{Locator: l, Rule: r.name, How: r.how, Candidates: hits}
 }
 
 // typeMatches reports whether an element is of a hinted type; a clickable

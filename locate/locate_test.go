@@ -89,6 +89,46 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestMatchExactness pins how exactly each kind of rule matched: checks
+// weigh their evidence by it.
+func TestMatchExactness(t *testing.T) {
+	cases := []struct {
+		name string
+		loc  action.Locator
+		want Exactness
+	}{
+		{"scene id", action.Locator{Prompt: "e7"}, Exact},
+		{"exact text", action.Locator{Prompt: "Search"}, Exact},
+		{"quoted with type", action.Locator{Prompt: `the "Search" button`}, Exact},
+		{"exact desc", action.Locator{Prompt: "Cart"}, Exact},
+		{"resource id entry name", action.Locator{Prompt: "cart_count"}, Exact},
+		{"type only", action.Locator{Type: "tab"}, Exact},
+		{"point", action.Locator{Point: &device.Point{X: 100, Y: 2350}}, Exact},
+		{"ignoring case", action.Locator{Prompt: "checkOUT"}, IgnoringCase},
+		{"text contains", action.Locator{Prompt: "Running"}, Contained},
+		{"desc contains", action.Locator{Prompt: "products"}, Contained},
+		{"all words", action.Locator{Prompt: "shoes trail"}, Loose},
+		{"structured exact", action.Locator{Text: "Trail shoes"}, Exact},
+		{"structured ignoring case", action.Locator{Text: "trail SHOES"}, IgnoringCase},
+		{"structured contains", action.Locator{Text: "trail"}, Contained},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, how, err := Match(shop, c.loc)
+			if err != nil {
+				t.Fatalf("Match(%v): %v", c.loc, err)
+			}
+			if how != c.want {
+				t.Fatalf("Match(%v) exactness %d, want %d", c.loc, how, c.want)
+			}
+		})
+	}
+	var amb *AmbiguousError
+	if _, how, err := Match(shop, action.Locator{Prompt: "shoes"}); !errors.As(err, &amb) || amb.How != Contained || how != Contained {
+		t.Errorf("ambiguous fuzzy match: exactness %d, %v", how, err)
+	}
+}
+
 func TestAmbiguousListsCandidates(t *testing.T) {
 	_, err := Find(shop, action.Locator{Prompt: "Add to cart"})
 	var amb *AmbiguousError

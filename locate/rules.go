@@ -12,6 +12,7 @@ import (
 // the first rule with any hit decides.
 type rule struct {
 	name  string
+	how   Exactness
 	match func(scene.Element) bool
 }
 
@@ -51,7 +52,7 @@ func rulesFor(q *query) []rule {
 	if q.text == "" {
 		if q.typ != "" || q.typeHint != "" {
 			hint := q.typeHint
-			return []rule{{"type", func(e scene.Element) bool { return hint == "" || typeMatches(e, hint) }}}
+			return []rule{{"type", Exact, func(e scene.Element) bool { return hint == "" || typeMatches(e, hint) }}}
 		}
 		return nil
 	}
@@ -60,23 +61,23 @@ func rulesFor(q *query) []rule {
 	idForm := strings.ReplaceAll(nt, " ", "_")
 	short := utf8.RuneCountInString(nt) < 2 && isASCII(nt)
 	rules := []rule{
-		{"exact text", func(e scene.Element) bool { return e.Text == t }},
-		{"exact description", func(e scene.Element) bool { return e.Desc == t }},
-		{"text or description ignoring case", func(e scene.Element) bool { return norm(e.Text) == nt || norm(e.Desc) == nt }},
-		{"resource id", func(e scene.Element) bool { return e.ResourceID != "" && entryName(e.ResourceID) == idForm }},
+		{"exact text", Exact, func(e scene.Element) bool { return e.Text == t }},
+		{"exact description", Exact, func(e scene.Element) bool { return e.Desc == t }},
+		{"text or description ignoring case", IgnoringCase, func(e scene.Element) bool { return norm(e.Text) == nt || norm(e.Desc) == nt }},
+		{"resource id", Exact, func(e scene.Element) bool { return e.ResourceID != "" && entryName(e.ResourceID) == idForm }},
 	}
 	if short {
 		return rules
 	}
 	rules = append(rules,
-		rule{"text contains", func(e scene.Element) bool { return strings.Contains(norm(e.Text), nt) }},
-		rule{"description contains", func(e scene.Element) bool { return strings.Contains(norm(e.Desc), nt) }},
-		rule{"resource id contains", func(e scene.Element) bool {
+		rule{"text contains", Contained, func(e scene.Element) bool { return strings.Contains(norm(e.Text), nt) }},
+		rule{"description contains", Contained, func(e scene.Element) bool { return strings.Contains(norm(e.Desc), nt) }},
+		rule{"resource id contains", Contained, func(e scene.Element) bool {
 			return e.ResourceID != "" && strings.Contains(entryName(e.ResourceID), idForm)
 		}},
 	)
 	if words := strings.Fields(nt); len(words) > 1 {
-		rules = append(rules, rule{"all words", func(e scene.Element) bool {
+		rules = append(rules, rule{"all words", Loose, func(e scene.Element) bool {
 			hay := norm(e.Text) + " " + norm(e.Desc) + " " + strings.ReplaceAll(entryName(e.ResourceID), "_", " ")
 			for _, w := range words {
 				if !strings.Contains(hay, w) {
@@ -117,7 +118,7 @@ func structuredRules(q *query) []rule {
 	names := []string{"exact fields", "fields ignoring case", "fields contain"}
 	rules := make([]rule, 0, 3)
 	for level := range 3 {
-		rules = append(rules, rule{names[level], func(e scene.Element) bool {
+		rules = append(rules, rule{names[level], Exactness(level), func(e scene.Element) bool {
 			return id(e, level) && field(q.text2, e.Text, level) && field(q.desc, descOf(e), level)
 		}})
 	}

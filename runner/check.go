@@ -15,8 +15,8 @@ import (
 
 // assertCheck is an assert step's check.
 func assertCheck(a *script.Assert, loc action.Locator) (*check.Check, error) {
-	c := &check.Check{Kind: check.Kind(a.Op), Target: loc, Text: a.Text, Number: a.Number}
-	return c, nil
+	c := &check.Check{Kind: check.ParseKind(a.Op), Target: loc, Text: a.Text, Number: a.Number}
+	return c, c.Validate()
 }
 
 // needsModelIfNoRule says a targeted ai step needs a model when no

@@ -71,7 +71,11 @@ func (r *run) compile(st script.Step) (engine.Step, error) {
 		return engine.Step{Expect: &check.Check{Kind: kind, Target: loc}, ExpectTimeout: timeout}, nil
 	case script.AssertStep:
 		c, err := assertCheck(st.Assert, loc)
-		return engine.Step{Expect: c, ExpectTimeout: st.Timeout, Message: st.Assert.Message}, err
+		msg := st.Assert.Message
+		if msg == "" && err == nil {
+			msg = c.String()
+		}
+		return engine.Step{Expect: c, ExpectTimeout: st.Timeout, Message: "assertion failed: " + msg}, err
 	case script.AILocate:
 		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
 			return r.aiLocate(ctx, s, rec, st)

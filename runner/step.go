@@ -73,7 +73,7 @@ func StepName(st script.Step) string {
 		}
 	case st.Assert != nil:
 		arg = st.Assert.Op + " " + locString(st.Locator)
-		if strings.HasPrefix(st.Assert.Op, "text") || strings.HasPrefix(st.Assert.Op, "number") {
+		if strings.HasPrefix(st.Assert.Op, "text") || strings.HasPrefix(st.Assert.Op, "number") || st.Assert.Op == "count" {
 			arg = fmt.Sprintf("%s %s %v", locString(st.Locator), st.Assert.Op, assertWant(st.Assert))
 		}
 	case st.Locator != nil:

@@ -116,9 +116,9 @@ type Swipe struct {
 
 // Assert is a deterministic check on the Scene.
 type Assert struct {
-	Op      string  // exists, notExists, checked, notChecked, textEquals, textContains, numberGreater, numberLess
+	Op      string  // exists, notExists, checked, notChecked, enabled, focused, textEquals, textContains, numberGreater, numberLess, count
 	Text    string  // textEquals / textContains
-	Number  float64 // numberGreater / numberLess
+	Number  float64 // numberGreater / numberLess; count: how many elements match
 	Message string  // shown when the check fails
 }
 

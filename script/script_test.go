@@ -136,6 +136,11 @@ func TestLoadDeterministicSteps(t *testing.T) {
 		{"wda", st[22].Method + " " + st[22].Endpoint + " " + string(st[22].Params), `POST /session/:sessionId/wda/pressButton {"name":"home"}`},
 		{"generic", st[23].Kind, Action},
 		{"generic params", string(st[24].Params), `{"x":10,"y":20}`},
+		{"assert enabled", *st[25].Assert, Assert{Op: "enabled"}},
+		{"assert enabled target", *st[25].Locator, Locator{Prompt: "Checkout"}},
+		{"assert focused", st[26].Assert.Op + " " + st[26].Locator.ID, "focused com.apex.shop:id/query"},
+		{"assert count", *st[27].Assert, Assert{Op: "count", Number: 2}},
+		{"assert count element", *st[27].Locator, Locator{Text: "Add to cart"}},
 	}
 	for _, c := range checks {
 		if d := cmp.Diff(c.want, c.got); d != "" {
@@ -179,6 +184,11 @@ func TestErrorsHavePositions(t *testing.T) {
 		{"bad direction", "tasks:\n  - name: a\n    flow:\n      - swipe: sideways\n", "x.yaml:4:16: swipe.direction: expected up, down, left or right"},
 		{"assert no op", "tasks:\n  - name: a\n    flow:\n      - assert: {element: x}\n", "x.yaml:4:17: assert: expected one check"},
 		{"assert no element", "tasks:\n  - name: a\n    flow:\n      - assert: {textEquals: x}\n", "x.yaml:4:17: assert.textEquals: add element:"},
+		{"count no element", "tasks:\n  - name: a\n    flow:\n      - assert: {count: 2}\n", "x.yaml:4:17: assert.count: add element:"},
+		{"count not whole", "tasks:\n  - name: a\n    flow:\n      - assert: {count: 1.5, element: x}\n", "x.yaml:4:25: assert.count: expected a whole number"},
+		{"count negative", "tasks:\n  - name: a\n    flow:\n      - assert: {count: -1, element: x}\n", "x.yaml:4:25: assert.count: expected how many"},
+		{"enabled with element", "tasks:\n  - name: a\n    flow:\n      - assert: {enabled: x, element: y}\n", "assert.element: enabled already names the element"},
+		{"unknown assert lists the checks", "tasks:\n  - name: a\n    flow:\n      - assert: {visible: x}\n", "focused, textEquals"},
 		{"bad locator key", "tasks:\n  - name: a\n    flow:\n      - tap: {label: x}\n", "x.yaml:4:15: unknown key \"label\" in tap: expected text, id"},
 		{"empty locator", "tasks:\n  - name: a\n    flow:\n      - tap: \"  \"\n", "x.yaml:4:14: tap: the target is empty"},
 		{"unset env", "tasks:\n  - name: a\n    flow:\n      - launch: ${NOPE}\n", "x.yaml:4:17: environment variable NOPE is not set"},

@@ -153,12 +153,17 @@ func (c *stepCtx) readWda() {
 	}
 }
 
+// assertOps are the checks an assert step may make.
+const assertOps = "exists, notExists, checked, notChecked, enabled, focused, textEquals, textContains, numberGreater, numberLess or count"
+
 // readAssert reads
 //
 //	assert: {exists: <target>}            assert: {notExists: <target>}
 //	assert: {checked: <target>}           assert: {notChecked: <target>}
+//	assert: {enabled: <target>}           assert: {focused: <target>}
 //	assert: {textEquals: "3", element: <target>}
 //	assert: {numberGreater: 0, element: <target>}
+//	assert: {count: 3, element: <target>}
 func (c *stepCtx) readAssert() {
 	l, st := c.l, c.st
 	a := &Assert{}
@@ -167,7 +172,7 @@ func (c *stepCtx) readAssert() {
 	ops := 0
 	for _, p := range l.pairs(c.main, st.Key) {
 		switch k := p.key.Value; k {
-		case "exists", "notExists", "checked", "notChecked":
+		case "exists", "notExists", "checked", "notChecked", "enabled", "focused":
 			a.Op, ops = k, ops+1
 			st.Locator = l.locator(p.val, st.Key+"."+k)
 		case "textEquals", "textContains":
@@ -176,12 +181,19 @@ func (c *stepCtx) readAssert() {
 		case "numberGreater", "numberLess":
 			a.Op, ops = k, ops+1
 			a.Number = l.number(p.val, st.Key+"."+k)
+		case "count":
+			a.Op, ops = k, ops+1
+			if n := l.integer(p.val, st.Key+"."+k); n >= 0 {
+				a.Number = float64(n)
+			} else {
+				l.errorf(p.val, "%s.count: expected how many elements match, 0 or more, got %d", st.Key, n)
+			}
 		case "element":
 			elem = p.val
 		case "message", "errorMessage":
 			a.Message = l.str(p.val, st.Key+"."+k)
 		default:
-			l.errorf(p.key, "unknown key %q in assert: expected exists, notExists, checked, notChecked, textEquals, textContains, numberGreater, numberLess, element or message", k)
+			l.errorf(p.key, "unknown key %q in assert: expected "+assertOps+", element or message", k)
 		}
 	}
 	if n := c.opt("errorMessage"); n != nil {
@@ -195,15 +207,15 @@ func (c *stepCtx) readAssert() {
 	}
 	switch {
 	case ops == 0:
-		l.errorf(c.main, "assert: expected one check: exists, notExists, checked, notChecked, textEquals, textContains, numberGreater or numberLess")
+		l.errorf(c.main, "assert: expected one check: "+assertOps)
 	case ops > 1:
 		l.errorf(c.main, "assert: one check per step, found %d: split them into several assert steps", ops)
-	case a.Op == "exists" || a.Op == "notExists" || a.Op == "checked" || a.Op == "notChecked":
+	case a.Op != "count" && !strings.HasPrefix(a.Op, "text") && !strings.HasPrefix(a.Op, "number"):
 		if elem != nil {
 			l.errorf(elem, "assert.element: %s already names the element", a.Op)
 		}
 	case elem == nil:
-		l.errorf(c.main, "assert.%s: add element: <target> to say which element's text to check", a.Op)
+		l.errorf(c.main, "assert.%s: add element: <target> to say which element to check", a.Op)
 	default:
 		st.Locator = l.locator(elem, st.Key+".element")
 	}
