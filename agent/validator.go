@@ -19,8 +19,8 @@ type Verdict struct {
 }
 
 // Review bounds: a confidence in [ReviewLow, ReviewHigh) is REVIEW_REQUIRED;
-// below ReviewLow a verdict counts as a failure.
-// ReviewHigh is the quality at which a check's evidence is firm.
+// below ReviewLow a verdict counts as a failure. ReviewHigh is the quality
+// at which a check's evidence is firm, so scripts and the agent agree.
 const (
 	ReviewLow  = 0.6
 	ReviewHigh = check.Firm
