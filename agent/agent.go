@@ -16,11 +16,10 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
-	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
-	"github.com/apexagent/apex/scene"
 )
 
 // Config configures a Runtime. The zero value runs offline: the rule
@@ -39,17 +38,11 @@ type Config struct {
 	OnEvent func(event.Event)
 	// Cache is the replay cache; nil keeps one in memory only (per Runtime).
 	Cache *Cache
-	// SceneOptions are passed to scene.FromSource.
-	SceneOptions *scene.Options
-	// OCR reads screenshots when the UI tree cannot be trusted (stale
-	// after an action, system windows only, text in pixels); nil starts a
-	// Tesseract engine in a task on first need, when it is installed.
-	OCR ocr.Engine
-	// OCRMode is perceive.Auto (""), perceive.Always or perceive.Off.
-	OCRMode perceive.Mode
-	// SettleInterval is the gap between observations while the screen
-	// settles (default 5ms); SettleTimeout bounds settling (3s).
-	SettleInterval, SettleTimeout time.Duration
+	// Perception is how tasks observe the screen: when OCR reads pixels
+	// (stale tree after an action, system windows only, text in pixels),
+	// the OCR engine (nil starts a Tesseract in a task on first need, when
+	// it is installed), Scene options, settle and poll timing.
+	Perception perceive.Options
 	// CheckTimeout is how long an expected state is re-checked before the
 	// step counts as failed (default 2s); WaitTimeout bounds wait steps (10s).
 	CheckTimeout, WaitTimeout time.Duration
@@ -75,6 +68,10 @@ type Task struct {
 	// Store records the task's events (nil: in memory only); store.Store
 	// is one.
 	Store event.Recorder
+	// Steps records every step the task runs on the device, with its
+	// screenshots, Scene, target and verdict (store.StepRecorder of the
+	// run); nil records none.
+	Steps engine.Recorder
 	// RunID ties the task to a run of the store; its task IDs start with it.
 	RunID string
 }
@@ -109,8 +106,7 @@ func New(cfg Config) (*Runtime, error) {
 			*d = v
 		}
 	}
-	def(&cfg.SettleInterval, 5*time.Millisecond)
-	def(&cfg.SettleTimeout, 3*time.Second)
+	cfg.Perception.Timing = cfg.Perception.Timing.WithDefaults()
 	def(&cfg.CheckTimeout, 2*time.Second)
 	def(&cfg.WaitTimeout, 10*time.Second)
 	switch {
@@ -165,10 +161,10 @@ func (rt *Runtime) session(ctx context.Context, t Task, kind string) (*session, 
 		space = action.ForPlatform(info.Platform)
 	}
 	id := newTaskID(t.RunID, kind)
-	s := &session{id: id, space: space,
-		bus: newBus(id, t.Store, rt.log, rt.cfg.OnEvent),
-		obs: &observer{interval: rt.cfg.SettleInterval, timeout: rt.cfg.SettleTimeout,
-			p: perceive.New(t.Driver, &perceive.Options{Mode: rt.cfg.OCRMode, Engine: rt.cfg.OCR, Scene: rt.cfg.SceneOptions, Log: rt.log})}}
+	steps := engine.New(t.Driver, &engine.Options{Space: space, Perception: rt.cfg.Perception, ExpectTimeout: rt.cfg.CheckTimeout,
+		Recorder: t.Steps, Log: rt.log})
+	s := &session{id: id, space: space, bus: newBus(id, t.Store, rt.log, rt.cfg.OnEvent),
+		obs: &observer{s: steps, task: truncate(t.Goal, 80)}}
 	return s, nil
 }
 
@@ -211,7 +207,7 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.obs.p.Close()
+	defer s.obs.s.Close()
 	o := &orchestrator{rt: rt, task: t, id: s.id, bus: s.bus, obs: s.obs, trc: newTracer(t.Driver),
 		runs: map[string]int{}, failedAt: map[string]string{}, started: time.Now()}
 	pm, err := rt.model(s, event.RolePlanner)
@@ -226,7 +222,7 @@ func (rt *Runtime) Act(ctx context.Context, t Task) (*Result, error) {
 		return nil, err
 	}
 	o.planner = &planner{model: pm, space: s.space}
-	o.exec = &executor{space: s.space, drv: t.Driver, obs: s.obs, model: em, cache: rt.cache, bus: s.bus}
+	o.exec = &executor{space: s.space, obs: s.obs, model: em, cache: rt.cache, bus: s.bus}
 	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted,
 		taskInfo{Goal: t.Goal, Kind: "act", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
 	status, reason := o.run(ctx)

@@ -22,7 +22,7 @@ func (rt *Runtime) Assert(ctx context.Context, t Task) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.obs.p.Close()
+	defer s.obs.s.Close()
 	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted, taskInfo{Goal: t.Goal, Kind: "assert", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
 	v, err := rt.assert(ctx, s, t.Goal)
 	status, reason := Done, ""
@@ -115,7 +115,7 @@ func (rt *Runtime) Query(ctx context.Context, t Task, kind string) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer s.obs.p.Close()
+	defer s.obs.s.Close()
 	s.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvTaskStarted, taskInfo{Goal: t.Goal, Kind: "query", Device: t.DeviceID, RunID: t.RunID, Offline: rt.Offline()}, event.StatusInfo, 0)
 	ans, err := rt.query(ctx, s, t.Goal, kind)
 	if err != nil {

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
-	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/check"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
@@ -31,13 +32,18 @@ type execution struct {
 	Ms          int64           `json:"ms"`
 	Error       string          `json:"error,omitempty"`
 	err         error
+	// check is the state the step must leave (its expected state, or the
+	// field reading what was typed); rec is the engine's record of the
+	// step, with the check's verdict.
+	check *check.Check
+	rec   *engine.Record
 }
 
-// executor turns a step into one call of the action space. It never
-// decides whether a step should be done: the orchestrator does.
+// executor turns a step into one call of the action space and runs it
+// through the task's step engine. It never decides whether a step should
+// be done: the orchestrator does.
 type executor struct {
 	space *action.Space
-	drv   device.Driver
 	obs   *observer
 	model *roleModel // nil: rules only
 	cache *Cache
@@ -71,10 +77,10 @@ type resolveOpts struct {
 }
 
 // execute runs the step once on screen sc.
-func (x *executor) execute(ctx context.Context, taskID string, st Step, attempt int, sc *scene.Scene, ro resolveOpts) execution {
+func (x *executor) execute(ctx context.Context, taskID string, st Step, attempt int, sc *scene.Scene, ro resolveOpts, timeout time.Duration) execution {
 	ex := execution{Step: st.ID, Attempt: attempt, Action: st.Call.Name(), Key: idempotencyKey(taskID, st), Via: "none", Fingerprint: sc.Fingerprint()}
 	start := time.Now()
-	err := x.run(ctx, &ex, st, sc, ro)
+	err := x.run(ctx, &ex, st, sc, ro, timeout)
 	ex.Ms = time.Since(start).Milliseconds()
 	if err != nil {
 		ex.Error, ex.err = err.Error(), err
@@ -82,22 +88,21 @@ func (x *executor) execute(ctx context.Context, taskID string, st Step, attempt 
 	return ex
 }
 
-func (x *executor) run(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts) error {
+func (x *executor) run(ctx context.Context, ex *execution, st Step, sc *scene.Scene, ro resolveOpts, timeout time.Duration) error {
 	call, sc, err := x.resolve(ctx, ex, st, sc, ro)
 	if err != nil {
 		return err
 	}
 	ex.Action, ex.Params = call.Name(), call.ParamsJSON()
-	return x.act(ctx, call, sc)
-}
-
-// act runs one call of the action space on screen sc: its locators resolve
-// on sc first, then on fresh observations (an action that scrolls sees the
-// new screen).
-func (x *executor) act(ctx context.Context, call action.Call, sc *scene.Scene) error {
-	env := &action.Env{Driver: x.drv, Resolver: &locate.Live{Scene: sc, Observe: x.obs.observe}}
-	x.obs.acted()
-	return call.Run(ctx, env)
+	ex.check = st.Expected
+	if ex.check == nil {
+		ex.check = fieldCheck(ex.Element, typed(call))
+	}
+	ex.rec = x.obs.run(ctx, stepText(st), call, ex.check, timeout, sc)
+	if ex.rec.Verdict != nil && !engine.Fatal(ctx, ex.rec.Err) {
+		return nil // it acted; weighing the verdict is the validator's part
+	}
+	return ex.rec.Err
 }
 
 // resolve fills the locator params of a copy of the step's call (the step

@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/check"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
 )
@@ -12,83 +15,73 @@ import (
 // the rest of a prompt it keeps a step under 1,500 tokens.
 const promptBudget = 2600
 
-// observer reads the screen as a Scene: the UI source, parsed and pruned,
-// fused with OCR of the screenshot when the tree cannot be trusted (package
-// perceive); never raw XML or pixels for anyone else.
+// observer reads the screen as a Scene and runs the task's steps on the
+// device, both through the task's step engine session: the UI source,
+// parsed and pruned, fused with OCR of the screenshot when the tree cannot
+// be trusted (package perceive); never raw XML or pixels for anyone else.
+// Every step it runs leaves the engine's record.
 type observer struct {
-	p        *perceive.Perceiver
-	interval time.Duration // between observations while settling
-	timeout  time.Duration // settle bound
-	last     *perceive.Screen
+	s    *engine.Session
+	task string // the record's task: the goal
+	last *perceive.Screen
 }
 
 // observe reads the screen once, with OCR fused in when the tree cannot be
 // trusted.
 func (o *observer) observe(ctx context.Context) (*scene.Scene, error) {
-	s, err := o.p.Observe(ctx)
+	sc, err := o.s.Look(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return o.perceived(ctx, s)
+	o.last = sc
+	return sc.Scene, nil
 }
 
-// perceived fuses OCR into s when needed and makes it the last screen. A
-// failed screenshot leaves the tree alone: it is still a Scene.
-func (o *observer) perceived(ctx context.Context, s *perceive.Screen) (*scene.Scene, error) {
-	if err := o.p.Perceive(ctx, s); err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+// settle observes until two observations in a row have the same
+// fingerprint, or the timeout passes (then the last is used).
+func (o *observer) settle(ctx context.Context) (*scene.Scene, error) {
+	sc, err := o.s.Settle(ctx)
+	if err != nil {
+		return nil, err
 	}
-	o.last = s
-	return s.Scene, nil
+	o.last = sc
+	return sc.Scene, nil
 }
 
-// acted tells the perceiver an action is about to change the last screen,
-// so a tree that does not change after it is suspected of being stale.
-func (o *observer) acted() {
-	if o.last != nil {
-		o.p.ActedOn(o.last)
+// screen is the observation sc comes from, nil when sc is not the last one.
+func (o *observer) screen(sc *scene.Scene) *perceive.Screen {
+	if o.last != nil && o.last.Scene == sc {
+		return o.last
 	}
+	return nil
 }
 
 // readAll reads the whole screenshot of the screen sc came from, once,
 // and returns the Scene with what it read; false when sc is not the last
 // screen, it was read already, or OCR cannot run.
 func (o *observer) readAll(ctx context.Context, sc *scene.Scene) (*scene.Scene, bool) {
-	if o.last == nil || o.last.Scene != sc || !o.p.ReadAll(ctx, o.last) {
+	last := o.screen(sc)
+	if last == nil || !o.s.Perceiver().ReadAll(ctx, last) {
 		return nil, false
 	}
-	return o.last.Scene, true
+	return last.Scene, true
 }
 
-// settle observes until two observations in a row have the same
-// fingerprint, or the timeout passes (then the last is used); only the
-// screen it settles on is perceived.
-func (o *observer) settle(ctx context.Context) (*scene.Scene, error) {
-	prev, err := o.p.Observe(ctx)
-	if err != nil {
-		return nil, err
+// run runs call as one step on the screen sc its targets were found on,
+// and checks expect, when set, on the screen it settles on (re-checked for
+// up to timeout; a step without a call only checks); the step is recorded
+// under name. A screen the device no longer shows is not acted on
+// (engine.ErrScreenChanged).
+func (o *observer) run(ctx context.Context, name string, call action.Call, expect *check.Check, timeout time.Duration, sc *scene.Scene) *engine.Record {
+	st := engine.Step{Call: call, Expect: expect, ExpectTimeout: timeout, Task: o.task, Name: name}
+	if !call.IsZero() {
+		st.On = o.screen(sc)
 	}
-	deadline := time.NewTimer(o.timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(o.interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-deadline.C:
-			return o.perceived(ctx, prev)
-		case <-tick.C:
-		}
-		cur, err := o.p.Observe(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if cur.FP == prev.FP {
-			return o.perceived(ctx, cur)
-		}
-		prev = cur
+	r := o.s.Run(ctx, st)
+	if r.After != nil {
+		o.last = r.After
 	}
+	return r
 }
 
 // distill is the page summary a model reads: the Scene's compact text

@@ -11,6 +11,7 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/scene"
 )
@@ -263,9 +264,12 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		switch {
 		case st.Call.IsZero():
 			c := st.Expected
-			v, last := o.poll(ctx, c, nil, sc, o.timeout(st))
-			after = last
-			v = o.modelJudge(ctx, c, last, v)
+			r := o.obs.run(ctx, stepText(st), action.Call{}, c, o.timeout(st), sc)
+			if r.After != nil {
+				after = r.After.Scene
+			}
+			v := verdictOf(r)
+			v = o.modelJudge(ctx, c, after, v)
 			o.publishVerdict(ctx, st, c, v, "check")
 			if v.Review {
 				return event.StatusReview, v.Evidence
@@ -273,11 +277,11 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			if v.sure() {
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
-				o.cur = last
+				o.cur = after
 				return event.StatusOK, ""
 			}
 			why = v.Evidence
-			signals = o.trc.poll(ctx, last, 0)
+			signals = o.trc.poll(ctx, after, 0)
 			o.publishSignals(ctx, signals)
 		default:
 			loopKey := stepText(st) + "@" + sc.Fingerprint()
@@ -287,7 +291,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			}
 			key := idempotencyKey(o.id, st)
 			o.bus.publish(ctx, event.RoleOrchestrator, event.RoleExecutor, event.EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, event.StatusInfo, 0)
-			ex := o.exec.execute(ctx, o.id, st, attempt, sc, ro)
+			ex := o.exec.execute(ctx, o.id, st, attempt, sc, ro, o.timeout(st))
 			status := event.StatusOK
 			if ex.Error != "" {
 				status = event.StatusFailed
@@ -297,7 +301,11 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 				return event.StatusFailed, ctx.Err().Error()
 			}
 			o.state(ctx, stepState(st, "EXECUTED"))
-			if a, err := o.observe(ctx, true, fmt.Sprintf("after step %d", st.ID)); err == nil {
+			if ex.rec != nil && ex.rec.After != nil && !engine.Fatal(ctx, ex.rec.Err) {
+				// The screen the step settled on (and its check judged).
+				after = ex.rec.After.Scene
+				o.bus.publish(ctx, event.RoleObserver, event.RoleOrchestrator, event.EvObserved, observed(after, fmt.Sprintf("after step %d", st.ID)), event.StatusOK, 1)
+			} else if a, err := o.observe(ctx, true, fmt.Sprintf("after step %d", st.ID)); err == nil {
 				after = a
 			} else {
 				return event.StatusFailed, err.Error()
@@ -308,16 +316,10 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 				why, execErr = ex.Error, ex.err
 				break
 			}
-			c := st.Expected
-			if c == nil {
-				c = fieldCheck(ex.Element, typed(st.Call))
-			}
+			c := ex.check
 			v := verdict(true, 1, "%s done; no expected state to check", ex.Action)
 			if c != nil {
-				var last *scene.Scene
-				v, last = o.poll(ctx, c, sc, after, o.timeout(st))
-				after = last
-				v = o.modelJudge(ctx, c, last, v)
+				v = o.modelJudge(ctx, c, after, verdictOf(ex.rec))
 			}
 			o.publishVerdict(ctx, st, c, v, "post")
 			if v.Review {
@@ -412,36 +414,6 @@ func fieldCheck(e *scene.Element, value string) *check.Check {
 	return &check.Check{Kind: check.TextEquals, Target: target, Text: value}
 }
 
-// poll re-checks c on fresh observations until it passes surely or the
-// timeout ends. layoutChanged is decided at once.
-func (o *orchestrator) poll(ctx context.Context, c *check.Check, before, cur *scene.Scene, timeout time.Duration) (Verdict, *scene.Scene) {
-	v := judge(c, before, cur)
-	if v.sure() || v.Review || c.Kind == check.LayoutChanged || timeout <= 0 {
-		return v, cur
-	}
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(o.obs.interval * 20)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return v, cur
-		case <-deadline.C:
-			return v, cur
-		case <-tick.C:
-		}
-		next, err := o.obs.observe(ctx)
-		if err != nil {
-			return v, cur
-		}
-		cur = next
-		if v = judge(c, before, cur); v.sure() || v.Review {
-			return v, cur
-		}
-	}
-}
-
 // modelJudge asks the validator model when the rules found no target for
 // an exists check: the target may be a description only a model can match.
 func (o *orchestrator) modelJudge(ctx context.Context, c *check.Check, s *scene.Scene, v Verdict) Verdict {
@@ -481,24 +453,29 @@ func askValidator(ctx context.Context, m *roleModel, assertion string, s *scene.
 	return v, nil
 }
 
+// act runs a recovery's call on screen s; it is recorded like any step.
+func (o *orchestrator) act(ctx context.Context, call action.Call, s *scene.Scene) error {
+	return o.obs.run(ctx, "recover: "+call.String(), call, nil, 0, s).Err
+}
+
 // recover applies a strategy through the executor's action space.
 func (o *orchestrator) recover(ctx context.Context, strategy, target string, st Step, s *scene.Scene, ro *resolveOpts) error {
 	switch strategy {
 	case StratRelaunch:
-		return o.exec.act(ctx, action.Launch.MustCall(&action.AppParams{App: target}), s)
+		return o.act(ctx, action.Launch.MustCall(&action.AppParams{App: target}), s)
 	case StratDismiss:
-		return o.exec.act(ctx, action.Tap.MustCall(&action.TapParams{Locate: action.Locator{ID: target}}), s)
+		return o.act(ctx, action.Tap.MustCall(&action.TapParams{Locate: action.Locator{ID: target}}), s)
 	case StratScroll:
 		l, ok := stepLocator(st)
 		if !ok {
 			return fmt.Errorf("%s: the step names no element to scroll to", strategy)
 		}
-		return o.exec.act(ctx, action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &l}), s)
+		return o.act(ctx, action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &l}), s)
 	case StratLocator:
 		ro.anyMatch, ro.noCache = true, true
 		return nil
 	case StratWait:
-		return o.exec.act(ctx, action.Sleep.MustCall(&action.SleepParams{Ms: recoveryWait}), s)
+		return o.act(ctx, action.Sleep.MustCall(&action.SleepParams{Ms: recoveryWait}), s)
 	}
 	return fmt.Errorf("unknown strategy %q", strategy)
 }

@@ -31,7 +31,7 @@ func TestGoalOnPixelOnlyButton(t *testing.T) {
 			if err := d.LaunchApp(ctx, "com.apex.arcade"); err != nil {
 				t.Fatal(err)
 			}
-			rt, err := agent.New(agent.Config{OCR: tess, OCRMode: mode})
+			rt, err := agent.New(agent.Config{Perception: perceive.Options{Engine: tess, Mode: mode}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestGoalOnLabelInsideImage(t *testing.T) {
 	if err := p.drv.LaunchApp(ctx, "com.apex.arcade"); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := agent.New(agent.Config{OCR: tess})
+	rt, err := agent.New(agent.Config{Perception: perceive.Options{Engine: tess}})
 	if err != nil {
 		t.Fatal(err)
 	}

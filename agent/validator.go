@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/check"
+	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -41,8 +42,25 @@ func (v Verdict) sure() bool { return v.Pass && v.Confidence >= ReviewHigh }
 // that is only loose asks a person. It never guesses: a target no rule can
 // find is a failure with confidence 1 only when the tree is readable.
 func judge(c *check.Check, before, after *scene.Scene) Verdict {
-	r := c.Eval(before, after)
+	return verdictFrom(c.Eval(before, after))
+}
+
+// verdictFrom weighs a check's result: its quality is the confidence.
+func verdictFrom(r check.Result) Verdict {
 	return verdict(r.Pass, r.Quality, "%s", r.Evidence)
+}
+
+// verdictOf weighs the check of a step the engine ran: the last result it
+// judged, or a failure saying why there was none.
+func verdictOf(r *engine.Record) Verdict {
+	if r == nil || r.Verdict == nil {
+		why := "the step did not run"
+		if r != nil && r.Err != nil {
+			why = r.Err.Error()
+		}
+		return verdict(false, 1, "%s", why)
+	}
+	return verdictFrom(*r.Verdict)
 }
 
 // exactly reports whether e is target itself, not merely a match of it:

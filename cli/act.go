@@ -14,6 +14,7 @@ import (
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
 )
@@ -119,7 +120,8 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if err != nil {
 		return err
 	}
-	res, actErr := rt.Act(ctx, agent.Task{Goal: opts.Goal, Driver: d, DeviceID: t.ID, Space: action.ForPlatform(t.Platform), Store: st, RunID: run.ID})
+	res, actErr := rt.Act(ctx, agent.Task{Goal: opts.Goal, Driver: d, DeviceID: t.ID, Space: action.ForPlatform(t.Platform), Store: st, RunID: run.ID,
+		Steps: st.StepRecorder(run.ID)})
 	status, reason := runStatus(res, actErr)
 	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); err != nil {
 		env.Log.Warn("finish the record", "run", run.ID, "err", err)
@@ -127,8 +129,12 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if actErr != nil && res == nil {
 		return actErr
 	}
+	reportPath, rerr := report.Write(context.WithoutCancel(ctx), st, run.ID)
+	if rerr != nil {
+		env.Log.Warn("write the report", "run", run.ID, "err", rerr)
+	}
 	if env.JSON {
-		if err := env.PrintJSON(map[string]any{"run_id": run.ID, "dir": st.RunDir(run.ID), "device": t.ID, "result": res}); err != nil {
+		if err := env.PrintJSON(map[string]any{"run_id": run.ID, "dir": st.RunDir(run.ID), "report": reportPath, "device": t.ID, "result": res}); err != nil {
 			return err
 		}
 	} else {
@@ -138,6 +144,9 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 				res.ModelCalls, res.Usage.PromptTokens, res.Usage.CompletionTokens, res.MaxPromptTokens)
 		}
 		fmt.Fprintf(env.Out, "recorded as run %s (task %s) in %s\n", run.ID, res.TaskID, st.Dir())
+		if reportPath != "" {
+			fmt.Fprintf(env.Out, "report: %s\n", reportPath)
+		}
 	}
 	switch res.Status {
 	case agent.Done:
@@ -167,7 +176,7 @@ func newAgent(env *Env, configFile string, getenv func(string) string, cache *ag
 // agentFor is a runtime on loaded model settings: the configured model, or
 // the offline rule planner when none is configured.
 func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(event.Event), ocrMode perceive.Mode, engine ocr.Engine) (*agent.Runtime, error) {
-	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent, OCRMode: ocrMode, OCR: engine}
+	ac := agent.Config{Log: env.Log, Cache: cache, OnEvent: onEvent, Perception: perceive.Options{Mode: ocrMode, Engine: engine}}
 	if cfg.Configured() {
 		ac.LLM = cfg
 	}

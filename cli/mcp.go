@@ -187,7 +187,7 @@ func mcpAI(env *Env, file string, engine ocr.Engine, mode perceive.Mode) (agent.
 	if err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
-	ac := agent.Config{Log: env.Log, OCR: engine, OCRMode: mode}
+	ac := agent.Config{Log: env.Log, Perception: perceive.Options{Engine: engine, Mode: mode}}
 	if cfg.Configured() {
 		ac.LLM = cfg
 	}

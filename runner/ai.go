@@ -88,7 +88,8 @@ func targetedGoal(st script.Step) (string, bool) {
 }
 
 func (r *run) task(s *engine.Session, goal string) agent.Task {
-	return agent.Task{Goal: goal, Driver: s.Raw(), DeviceID: r.opts.Device, Space: r.space, Store: r.store, RunID: r.runID}
+	return agent.Task{Goal: goal, Driver: s.Raw(), DeviceID: r.opts.Device, Space: r.space, Store: r.store, RunID: r.runID,
+		Steps: r.store.StepRecorder(r.runID)}
 }
 
 // aiErr says what to configure when the runtime could not go on without

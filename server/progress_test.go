@@ -33,7 +33,7 @@ func TestFastGoalsInBrowser(t *testing.T) {
 	// Without OCR (each task would start its own Tesseract) the goal reads
 	// the UI tree alone.
 	p := startPhone(t, &phoneOptions{opts: server.Options{NewAgent: func(_ server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
-		return agent.New(agent.Config{OnEvent: onEvent, OCRMode: perceive.Off})
+		return agent.New(agent.Config{OnEvent: onEvent, Perception: perceive.Options{Mode: perceive.Off}})
 	}}})
 	ctx := browserTabFor(t, 5*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {

@@ -112,7 +112,8 @@ func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *st
 		return "error", nil, fmt.Errorf("record the task: %w", err)
 	}
 	t.setRun(run.ID)
-	res, err := rt.Act(ctx, agent.Task{Goal: t.job.title, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: st, RunID: run.ID})
+	res, err := rt.Act(ctx, agent.Task{Goal: t.job.title, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: st, RunID: run.ID,
+		Steps: st.StepRecorder(run.ID)})
 	status, reason := runStatus(res, err)
 	if ferr := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); ferr != nil {
 		s.log.Warn("finish the record", "run", run.ID, "err", ferr)
