@@ -1,6 +1,10 @@
 package agent
 
-import "context"
+import (
+	"context"
+
+	"github.com/apexagent/apex/event"
+)
 
 // AI is what the runner, the playground and the MCP server ask of the AI
 // runtime; *Runtime implements it, and tests may fake it. Implementations
@@ -19,3 +23,20 @@ type AI interface {
 }
 
 var _ AI = (*Runtime)(nil)
+
+// RunStatus is how the run recording a goal ended (event.Run*): passed
+// when it was done, canceled, error when the runtime could not run it,
+// failed otherwise; reason says why it did not pass.
+func RunStatus(res *Result, err error) (status, reason string) {
+	switch {
+	case res == nil && err != nil:
+		return event.RunError, err.Error()
+	case res == nil:
+		return event.RunError, "the runtime ended without a result"
+	case res.Status == Done:
+		return event.RunPassed, ""
+	case res.Status == Canceled:
+		return event.RunCanceled, res.Reason
+	}
+	return event.RunFailed, res.Reason
+}

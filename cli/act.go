@@ -122,7 +122,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	}
 	res, actErr := rt.Act(ctx, agent.Task{Goal: opts.Goal, Driver: d, DeviceID: t.ID, Space: action.ForPlatform(t.Platform), Store: st, RunID: run.ID,
 		Steps: st.StepRecorder(run.ID)})
-	status, reason := runStatus(res, actErr)
+	status, reason := agent.RunStatus(res, actErr)
 	if err := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); err != nil {
 		env.Log.Warn("finish the record", "run", run.ID, "err", err)
 	}
@@ -181,20 +181,6 @@ func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(event.
 		ac.LLM = cfg
 	}
 	return agent.New(ac)
-}
-
-// runStatus maps a task's end onto the run record's status.
-func runStatus(res *agent.Result, err error) (string, string) {
-	if res == nil {
-		return store.StatusError, err.Error()
-	}
-	switch res.Status {
-	case agent.Done:
-		return store.StatusPassed, ""
-	case agent.Canceled:
-		return store.StatusCanceled, res.Reason
-	}
-	return store.StatusFailed, res.Reason
 }
 
 // printActEvent shows progress: the plan, each step's summary, retries and

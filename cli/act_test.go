@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/internal/recordtest"
 	"github.com/apexagent/apex/store"
 )
 
@@ -106,4 +107,31 @@ func TestActOCR(t *testing.T) {
 	if err := actRun(context.Background(), env, &ActOptions{Device: DeviceFlags{Sim: true}, Getenv: noEnv, Goal: goal, OCR: "sometimes"}); err == nil || !strings.Contains(err.Error(), "auto, always or off") {
 		t.Errorf("--ocr sometimes: %v", err)
 	}
+}
+
+// TestActRecordsEveryStep: a goal's steps leave the record every step
+// leaves (screenshots, Scene, touched point) and a report marking them.
+func TestActRecordsEveryStep(t *testing.T) {
+	env, out := actEnv(false)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.shop", Dir: dir, Getenv: noEnv, OCR: "off",
+		Goal: `tap "Search", type "headphones"`})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "report: ") {
+		t.Errorf("apex act does not say where its report is:\n%s", out)
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(ctx, 0)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	recordtest.Steps(t, st, runs[0].ID, `Tap(locate: "Search")`, `Input(value: "headphones")`)
 }

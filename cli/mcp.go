@@ -17,6 +17,7 @@ import (
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
 )
 
@@ -35,6 +36,7 @@ type MCPOptions struct {
 	Idle        time.Duration
 	Config      string // --config: the apex.yaml with the model: section
 	OCR         string // --ocr: auto, always or off
+	Dir         string // --dir: where act tasks are recorded
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
@@ -75,6 +77,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
 	f.StringVar(&opts.Config, "config", opts.Config, "apex.yaml whose model: section (with APEX_MODEL_* in the environment) configures act, assert and query; none means the offline rule planner")
+	f.StringVar(&opts.Dir, "dir", "", "where act tasks are recorded, each a run with its steps and HTML report (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.DurationVar(&opts.Idle, "idle", mcp.DefaultIdleTimeout, "release a device after this long without a tool call")
 	return cmd
@@ -110,7 +113,16 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	defer release()
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()
-	srv, err := newMCPServer(env, hosts, policy, opts, engine)
+	dir := opts.Dir
+	if dir == "" {
+		dir = defaultRunsDir()
+	}
+	runs, err := store.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open the runs directory %s (act tasks are recorded there; --dir picks another): %w", dir, err)
+	}
+	defer runs.Close()
+	srv, err := newMCPServer(env, hosts, policy, opts, engine, runs)
 	if err != nil {
 		return err
 	}
@@ -167,7 +179,7 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 	return hosts, func() { l.Close() }, nil
 }
 
-func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions, engine ocr.Engine) (*mcp.Server, error) {
+func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions, engine ocr.Engine, runs *store.Store) (*mcp.Server, error) {
 	mode, _ := perceive.ParseMode(opts.OCR) // checked in mcpRun
 	ai, err := mcpAI(env, opts.Config, engine, mode)
 	if err != nil {
@@ -177,7 +189,7 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// host (Claude, Cursor, …) starts its own apex mcp, and apex act, run,
 	// do and playground lease devices in the same directory.
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lease.DefaultDir(),
-		Log: env.Log, Version: Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}})
+		Log: env.Log, Version: Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}, Runs: runs})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the

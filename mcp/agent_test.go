@@ -1,11 +1,15 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/internal/recordtest"
 	"github.com/apexagent/apex/mcp"
+	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/store"
 )
 
 // TestAgentOffline drives act, assert and query through the real AI
@@ -32,4 +36,32 @@ func TestAgentOffline(t *testing.T) {
 	if msg := c.fails("act", map[string]any{"device": id, "goal": "make it nicer somehow"}); msg == "" {
 		t.Error("an offline goal outside the controlled language gave no reason")
 	}
+}
+
+// TestActRecordsEveryStep: with a runs store, each act is a recorded run
+// whose steps leave screenshots, Scene and touch, and whose report the
+// answer names.
+func TestActRecordsEveryStep(t *testing.T) {
+	rt, err := agent.New(agent.Config{Perception: perceive.Options{Mode: perceive.Off}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	_, id, c := openSim(t, mcp.Options{AI: rt, Runs: st})
+	var out struct {
+		Status string `json:"status"`
+		RunID  string `json:"run_id"`
+		Report string `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("act", map[string]any{"device": id, "goal": `tap "Shop", tap "Search"`})), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != "done" || out.RunID == "" || out.Report == "" {
+		t.Fatalf("act answered %+v, want done with its run and report", out)
+	}
+	recordtest.Steps(t, st, out.RunID, `Tap(locate: "Shop")`, `Tap(locate: "Search")`)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/report"
+	"github.com/apexagent/apex/store"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,9 +20,10 @@ type Outcome struct {
 	Reason  string   `json:"reason,omitempty"` // why it did not finish
 	Steps   int      `json:"steps"`
 	Log     []string `json:"log,omitempty"` // one line per step
-	// RunID is the run recorded for the task (apex report RUN-ID), when
-	// the server records runs.
-	RunID string `json:"run_id,omitempty"`
+	// RunID is the run recorded for the task (apex report RUN-ID) and
+	// Report its HTML report, when the server records runs.
+	RunID  string `json:"run_id,omitempty"`
+	Report string `json:"report,omitempty"`
 }
 
 func outcome(r *agent.Result) *Outcome {
@@ -89,11 +92,14 @@ func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*s
 		return nil, nil, err
 	}
 	defer s.release(l)
+	finish := s.record(ctx, &t)
 	r, err := s.opts.AI.Act(ctx, t)
+	reportPath := finish(r, err)
 	if err != nil {
 		return nil, nil, fmt.Errorf("act on %s: %w", t.DeviceID, err)
 	}
 	out := outcome(r)
+	out.RunID, out.Report = t.RunID, reportPath
 	res, _, err := jsonResult(out)
 	// A goal that did not get done is an error the model should see as one.
 	if res != nil && out.Status != "done" {
@@ -139,4 +145,32 @@ func jsonResult(v any) (*sdk.CallToolResult, any, error) {
 		return nil, nil, err
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil, nil
+}
+
+// record makes t a recorded run of Options.Runs: its events, every step
+// with its screenshots, and an HTML report written by the returned finish.
+// Without Runs, or when the run cannot start, the task runs unrecorded.
+func (s *Server) record(ctx context.Context, t *agent.Task) (finish func(*agent.Result, error) string) {
+	st := s.opts.Runs
+	if st == nil {
+		return func(*agent.Result, error) string { return "" }
+	}
+	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "mcp act: " + t.Goal, Device: t.DeviceID})
+	if err != nil {
+		s.opts.Log.Warn("mcp: record the act task", "err", err)
+		return func(*agent.Result, error) string { return "" }
+	}
+	t.Store, t.RunID, t.Steps = st, run.ID, st.StepRecorder(run.ID)
+	return func(r *agent.Result, err error) string {
+		ctx := context.WithoutCancel(ctx)
+		status, reason := agent.RunStatus(r, err)
+		if err := st.FinishRun(ctx, run.ID, status, reason); err != nil {
+			s.opts.Log.Warn("mcp: finish the record", "run", run.ID, "err", err)
+		}
+		path, err := report.Write(ctx, st, run.ID)
+		if err != nil {
+			s.opts.Log.Warn("mcp: write the report", "run", run.ID, "err", err)
+		}
+		return path
+	}
 }

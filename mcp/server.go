@@ -14,6 +14,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/store"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,6 +76,9 @@ type Options struct {
 	// engine (an *ocr.Lazy shares one Tesseract between leases; nil starts
 	// one per lease on first need), Scene options and timing.
 	Perception perceive.Options
+	// Runs, when set, records each act task as a run: its steps with
+	// screenshots, its events and an HTML report the answer points to.
+	Runs *store.Store
 	// Log receives debug records; nil discards.
 	Log *slog.Logger
 	// Version is reported to clients.

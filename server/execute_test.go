@@ -4,6 +4,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/apexagent/apex/internal/recordtest"
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/store"
 )
 
 // TestExecuteAnswers checks the synchronous answer of each kind of job:
@@ -42,10 +46,10 @@ func TestExecuteAnswers(t *testing.T) {
 			if dump == nil || dump["run"].(map[string]any)["id"] != m["runId"] {
 				t.Fatalf("dump %v, want the task's run %v", dump, m["runId"])
 			}
-			// A goal's record is its agent events; a step's, its steps.
+			// Every task records its steps; a goal, its agent events too.
 			steps, _ := dump["steps"].([]any)
 			events, _ := dump["events"].([]any)
-			if (tt.kind == "goal" && len(events) == 0) || (tt.kind != "goal" && len(steps) == 0) {
+			if (tt.kind == "goal" && len(events) == 0) || len(steps) == 0 {
 				t.Errorf("dump of a %s has %d steps and %d events", tt.kind, len(steps), len(events))
 			}
 			report, _ := m["reportHTML"].(string)
@@ -175,4 +179,22 @@ func TestRunsList(t *testing.T) {
 			t.Errorf("limit=%s: %d, want 400", bad, code)
 		}
 	}
+}
+
+// TestGoalRecordsEveryStep: a playground goal's steps leave the record
+// every step leaves (screenshots, Scene, touched point) and its report
+// marks each touch.
+func TestGoalRecordsEveryStep(t *testing.T) {
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	p := startPhone(t, &phoneOptions{opts: server.Options{Store: st}})
+	p.ready()
+	m := p.mustDo(200, "POST", "/execute", map[string]any{"goal": `tap "Shop", tap "Search", type "headphones"`})
+	if m["status"] != "done" {
+		t.Fatalf("goal %v: %v", m["status"], m["error"])
+	}
+	recordtest.Steps(t, st, m["runId"].(string), `Tap(locate: "Shop")`, `Tap(locate: "Search")`, `Input(value: "headphones")`)
 }

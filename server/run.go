@@ -114,7 +114,7 @@ func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *st
 	t.setRun(run.ID)
 	res, err := rt.Act(ctx, agent.Task{Goal: t.job.title, Driver: dev.drv, DeviceID: dev.target.ID, Space: dev.space, Store: st, RunID: run.ID,
 		Steps: st.StepRecorder(run.ID)})
-	status, reason := runStatus(res, err)
+	status, reason := agent.RunStatus(res, err)
 	if ferr := st.FinishRun(context.WithoutCancel(ctx), run.ID, status, reason); ferr != nil {
 		s.log.Warn("finish the record", "run", run.ID, "err", ferr)
 	}
@@ -163,21 +163,6 @@ func cmpErr(err error, reason string) error {
 		return errors.New(reason)
 	}
 	return err
-}
-
-// runStatus is the run record's status for how a goal ended.
-func runStatus(res *agent.Result, err error) (string, string) {
-	switch {
-	case res == nil && err != nil:
-		return store.StatusError, err.Error()
-	case res == nil:
-		return store.StatusError, "the runtime panicked"
-	case res.Status == agent.Done:
-		return store.StatusPassed, ""
-	case res.Status == agent.Canceled:
-		return store.StatusCanceled, res.Reason
-	}
-	return store.StatusFailed, res.Reason
 }
 
 // record writes the report of t's run.

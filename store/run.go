@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apexagent/apex/event"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,11 +17,11 @@ import (
 
 // Run statuses.
 const (
-	StatusRunning  = "running"
-	StatusPassed   = "passed"
-	StatusFailed   = "failed"
-	StatusError    = "error"
-	StatusCanceled = "canceled"
+	StatusRunning  = event.RunRunning
+	StatusPassed   = event.RunPassed
+	StatusFailed   = event.RunFailed
+	StatusError    = event.RunError
+	StatusCanceled = event.RunCanceled
 )
 
 // Run is one execution of a script on a device.

@@ -42,7 +42,7 @@ var table = []struct {
 	{"intelligence", []string{"llm", "llm/llmtest", "agent"}},
 	{"records", []string{"store", "report"}},
 	{"application", []string{"runner"}},
-	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "bench/benchtest", "internal/layers"}},
+	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "internal/layers"}},
 }
 
 // narrow lists package trees that may reach down less far than their
