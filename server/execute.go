@@ -60,7 +60,7 @@ func (s *Server) parseJob(req ExecuteRequest, space *action.Space) (job, error) 
 		}
 	}
 	if given != 1 {
-		return job{}, errorf(http.StatusBadRequest, `say what to do, one of: {"goal": "tap \"Settings\""}, {"step": {"aiTap": "Settings"}} or {"action": "Tap", "params": {"locate": "Settings"}}`)
+		return job{}, errorf(http.StatusBadRequest, `say what to do, one of: {"goal": "tap \"Settings\""}, {"step": {"aiTap": "Settings"}} or {"action": "Tap", "params": {%q: "Settings"}}`, action.Tap.LocatorFields()[0])
 	}
 	switch {
 	case req.Goal != "":
