@@ -168,8 +168,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundChecks(ctx, cfg)
 		},
-		OCR:        engine,
-		OCRMode:    ocrMode,
+		Perception: perceive.Options{Mode: ocrMode, Engine: engine},
 		Store:      st,
 		Log:        env.Log,
 		Token:      token,

@@ -111,10 +111,10 @@ func TestInteractSeesPixels(t *testing.T) {
 	}
 }
 
-// TestInteractOCROff: with OCRMode off, manual actions read the tree only,
+// TestInteractOCROff: with OCR off, manual actions read the tree only,
 // so the pixel-only button is not found.
 func TestInteractOCROff(t *testing.T) {
-	p := startPhone(t, &phoneOptions{apps: []string{"../examples/apps/arcade.yaml"}, opts: server.Options{OCRMode: perceive.Off}})
+	p := startPhone(t, &phoneOptions{apps: []string{"../examples/apps/arcade.yaml"}, opts: server.Options{Perception: perceive.Options{Mode: perceive.Off}}})
 	p.ready()
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Launch", "params": map[string]string{"app": "com.apex.arcade"}})
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Play"}})

@@ -128,7 +128,7 @@ func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *st
 // reach the runtime.
 func (s *Server) runScript(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt agent.AI) (string, any, error) {
 	res, err := runner.Run(ctx, dev.drv, t.job.script, &runner.Options{
-		Store: st, Space: dev.space, Device: dev.target.ID, Name: "playground: " + t.job.title, Log: s.log, AI: rt,
+		Store: st, Space: dev.space, Device: dev.target.ID, Name: "playground: " + t.job.title, Log: s.log, AI: rt, Perception: s.opts.Perception,
 		OnStep: func(p runner.Progress) {
 			t.setRun(p.RunID)
 			t.add(&s.events, Progress{Time: time.Now(), Type: "step", Role: "runner", Status: p.Status, Step: p.Step, Text: stepText(p)})

@@ -20,7 +20,6 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
-	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/store"
 )
@@ -61,14 +60,12 @@ type Options struct {
 	// Token, when set, is required of every request (see guard.go); the
 	// playground must have one to answer on a non-loopback address.
 	Token string
-	// OCR reads screenshots where the UI tree cannot be trusted, for
-	// manual actions (an *ocr.Lazy shares one Tesseract); nil starts one
-	// per session on first need.
-	OCR ocr.Engine
-	// OCRMode is when manual actions read pixels: perceive.Auto (when the
-	// tree cannot be trusted), perceive.Always or perceive.Off. Tasks use
-	// their runtime's (NewAgent).
-	OCRMode perceive.Mode
+	// Perception is how manual actions and script steps observe the
+	// screen: when OCR reads pixels (perceive.Auto: when the tree cannot
+	// be trusted) and the OCR engine (an *ocr.Lazy shares one Tesseract;
+	// nil starts one per session on first need). Goals use their
+	// runtime's (NewAgent).
+	Perception perceive.Options
 	// AllowShell lets POST /execute run script steps that run commands on
 	// the device (runAdbShell, runWdaRequest); off by default.
 	AllowShell bool

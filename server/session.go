@@ -12,7 +12,6 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/engine"
-	"github.com/apexagent/apex/perceive"
 )
 
 // The session states. A session goes required → creating → ready, and
@@ -275,7 +274,7 @@ const manualFind = 2 * time.Second
 // stepOptions are how a session's manual actions run: how they read the
 // screen and how long they wait for a target.
 func (s *Server) stepOptions() *engine.Options {
-	return &engine.Options{Perception: perceive.Options{Mode: s.opts.OCRMode, Engine: s.opts.OCR, Log: s.log}, FindTimeout: manualFind, Log: s.log}
+	return &engine.Options{Perception: s.opts.Perception, FindTimeout: manualFind, Log: s.log}
 }
 
 func (s *Server) publishSession() {
