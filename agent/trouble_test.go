@@ -11,6 +11,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/perceive"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -38,7 +39,7 @@ func states(t *testing.T, evs []event.Event) []string {
 func TestPopupMidTask(t *testing.T) {
 	p := startPhone(t, popupSeed)
 	p.launch(t, shop)
-	rt, _ := agent.New(agent.Config{})
+	rt, _ := agent.New(agent.Config{Perception: noOCR})
 	goal := `wait 1 s, type "headphones" into "Search", tap "Pro Noise Cancelling Headphones", tap "Add to cart", then check "Cart (1)" exists`
 	res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: goal, Driver: p.drv, Store: openStore(t)})
 	if err != nil {
@@ -61,7 +62,7 @@ func TestPopupMidTask(t *testing.T) {
 func TestMissingElement(t *testing.T) {
 	p := startPhone(t, noPopupSeed)
 	p.launch(t, login)
-	rt, _ := agent.New(agent.Config{CheckTimeout: 300 * time.Millisecond})
+	rt, _ := agent.New(agent.Config{CheckTimeout: 300 * time.Millisecond, Perception: noOCR})
 	res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: `type "demo" into "Username", tap "Create account"`, Driver: p.drv})
 	if err != nil {
 		t.Fatal(err)
@@ -104,13 +105,17 @@ func contains(list []string, s string) bool {
 }
 
 // flaky drops or delays taps, as a busy phone does.
+// noOCR keeps these tests about recovery from reading pixels: a missing
+// target would be searched for in the whole screenshot, slowly on a busy
+// machine.
+var noOCR = perceive.Options{Mode: perceive.Off}
+
 type flaky struct {
 	device.Driver
-	mu     sync.Mutex
-	drop   int           // taps to ignore
-	delay  time.Duration // the first tap lands this late
-	delays int
-	taps   atomic.Int32
+	mu   sync.Mutex
+	drop int           // taps to ignore
+	late chan struct{} // when set, the first tap lands once it is closed
+	taps atomic.Int32
 }
 
 func (f *flaky) Tap(ctx context.Context, p device.Point) error {
@@ -121,11 +126,11 @@ func (f *flaky) Tap(ctx context.Context, p device.Point) error {
 		f.mu.Unlock()
 		return nil
 	}
-	if f.delays > 0 {
-		f.delays--
+	if late := f.late; late != nil {
+		f.late = nil
 		f.mu.Unlock()
 		go func() {
-			time.Sleep(f.delay)
+			<-late
 			_ = f.Driver.Tap(context.Background(), p)
 		}()
 		return nil
@@ -140,7 +145,7 @@ func TestTapIgnoredOnce(t *testing.T) {
 	p := startPhone(t, noPopupSeed)
 	p.launch(t, login)
 	d := &flaky{Driver: p.drv, drop: 1}
-	rt, _ := agent.New(agent.Config{CheckTimeout: 300 * time.Millisecond})
+	rt, _ := agent.New(agent.Config{CheckTimeout: 300 * time.Millisecond, Perception: noOCR})
 	res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: `tap "Remember me", then check "Remember me" is checked`, Driver: d})
 	if err != nil {
 		t.Fatal(err)
@@ -156,13 +161,22 @@ func TestTapIgnoredOnce(t *testing.T) {
 	}
 }
 
-// A tap that lands late: the retry first finds the expected state already
-// there and skips, so the box is not toggled twice (idempotency).
+// A tap that lands late, after the validator gave up on it: the retry
+// first finds the expected state already there and skips, so the box is
+// not toggled twice (idempotency). The tap lands when recovery decides to
+// retry, however long that takes on a busy machine.
 func TestLateTapNotRepeated(t *testing.T) {
 	p := startPhone(t, noPopupSeed)
 	p.launch(t, login)
-	d := &flaky{Driver: p.drv, delays: 1, delay: 500 * time.Millisecond}
-	rt, _ := agent.New(agent.Config{CheckTimeout: 200 * time.Millisecond})
+	late := make(chan struct{})
+	d := &flaky{Driver: p.drv, late: late}
+	var once sync.Once
+	rt, _ := agent.New(agent.Config{CheckTimeout: 200 * time.Millisecond, Perception: noOCR,
+		OnEvent: func(e event.Event) {
+			if e.ActionType == event.EvRetry {
+				once.Do(func() { close(late) })
+			}
+		}})
 	res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: `tap "Remember me", then check "Remember me" is checked`, Driver: d})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +201,7 @@ func TestLateTapNotRepeated(t *testing.T) {
 func TestAppCrash(t *testing.T) {
 	p := startPhone(t, noPopupSeed)
 	p.launch(t, shop)
-	rt, _ := agent.New(agent.Config{CheckTimeout: 300 * time.Millisecond})
+	rt, _ := agent.New(agent.Config{CheckTimeout: 300 * time.Millisecond, Perception: noOCR})
 	goal := `type "toaster" into "Search", tap "Ultra Toaster", tap "Write a review", then check "Your review" exists`
 	res, err := rt.Act(ctxT(t, 60*time.Second), agent.Task{Goal: goal, Driver: p.drv})
 	if err != nil {
@@ -265,7 +279,7 @@ func TestCancelMidTask(t *testing.T) {
 func TestReviewRequired(t *testing.T) {
 	p := startPhone(t, noPopupSeed)
 	p.launch(t, login)
-	rt, _ := agent.New(agent.Config{CheckTimeout: 100 * time.Millisecond})
+	rt, _ := agent.New(agent.Config{CheckTimeout: 100 * time.Millisecond, Perception: noOCR})
 	res, err := rt.Act(ctxT(t, 30*time.Second), agent.Task{Goal: `check "Welcome back" reads "welcome  BACK", then tap "Sign in"`, Driver: p.drv})
 	if err != nil {
 		t.Fatal(err)
