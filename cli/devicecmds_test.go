@@ -525,7 +525,10 @@ func TestDevicesWatch(t *testing.T) {
 		}
 		last[c.Device.Serial] = c.Change + " " + c.Device.State
 	}
-	if last[dev.Serial] != "removed offline" || last[auth] != "changed unauthorized" && last[auth] != "added unauthorized" {
+	// The JSON watch may see the phone removed before it saw it offline
+	// (on a busy machine the poll between the two can be missed): the
+	// removal is what must come last.
+	if !strings.HasPrefix(last[dev.Serial], "removed ") || last[auth] != "changed unauthorized" && last[auth] != "added unauthorized" {
 		t.Errorf("last JSON changes = %q; want %s removed, %s unauthorized", last, dev.Serial, auth)
 	}
 }
