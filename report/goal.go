@@ -16,11 +16,10 @@ import (
 // and texts share a budget so a run of many goals stays a small page; the
 // events in the store have everything.
 const (
-	maxGoalRows     = 1500      // plan steps, verdicts, retries and signals over the run
-	goalTextBudget  = 256 << 10 // bytes of escaped text over those rows
-	minGoalText     = 160
-	maxGoalText     = 2 << 10
-	goalHeadingText = 600 // a goal, its reason and its summary
+	maxGoalRows    = 1000      // plan steps, verdicts, retries and signals over the run
+	goalTextBudget = 256 << 10 // bytes of escaped text over those rows, and over the goals' headings
+	minGoalText    = 120
+	maxGoalText    = 2 << 10
 )
 
 // goalView is one agent task of the run.
@@ -133,8 +132,9 @@ func buildGoals(run time.Time, events []event.Event, steps []*stepView) []*goalV
 			}
 		}
 	}
-	detail := min(max(goalTextBudget/max(min(rows, maxGoalRows), 1), minGoalText), maxGoalText)
-	b := &goalBuilder{left: maxGoalRows, text: detail}
+	b := &goalBuilder{left: maxGoalRows,
+		text:    min(max(goalTextBudget/max(min(rows, maxGoalRows), 1), minGoalText), maxGoalText),
+		heading: min(max(goalTextBudget/(3*max(len(order), 1)), minGoalText), maxGoalText)}
 	var goals []*goalView
 	for i, id := range order {
 		g := b.goal(byTask[id], steps)
@@ -146,8 +146,9 @@ func buildGoals(run time.Time, events []event.Event, steps []*stepView) []*goalV
 }
 
 type goalBuilder struct {
-	left int // rows the page still has room for
-	text int // bytes of escaped text a row's detail may take
+	left    int // rows the page still has room for
+	text    int // bytes of escaped text a row's detail may take
+	heading int // … a goal's text, its reason and its summary
 }
 
 // room takes n rows from the budget and reports how many fit.
@@ -172,14 +173,14 @@ func (b *goalBuilder) goal(evs []event.Event, steps []*stepView) *goalView {
 		case event.EvTaskStarted:
 			var p taskStarted
 			if json.Unmarshal(e.Payload, &p) == nil {
-				g.Goal, g.Kind = b.cut(p.Goal, goalHeadingText), p.Kind
+				g.Goal, g.Kind = b.cut(p.Goal, b.heading), p.Kind
 			}
 		case event.EvTaskFinished:
 			var p taskFinished
 			if json.Unmarshal(e.Payload, &p) == nil {
 				g.Status = p.Status
-				g.Reason = b.cut(p.Reason, goalHeadingText)
-				g.Summary = b.cut(p.Summary, goalHeadingText)
+				g.Reason = b.cut(p.Reason, b.heading)
+				g.Summary = b.cut(p.Summary, b.heading)
 			}
 		case event.EvPlan:
 			if pv := b.plan(e, lastStep, g); pv != nil {

@@ -64,6 +64,20 @@ func goalRun(t *testing.T) (*store.Store, string, []event.Event) {
 	return st, run.ID, events
 }
 
+// writeHTML writes run id's report and returns its path and HTML.
+func writeHTML(t *testing.T, s *store.Store, id string) (path, html string) {
+	t.Helper()
+	path, err := Write(context.Background(), s, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, string(data)
+}
+
 var (
 	rowRE  = regexp.MustCompile(`<tr class="(verdict|retry|signal) ?([a-z_]*)"><td>(\d*)</td><td>([^<]*)</td>.*?<td>(?:<a href="#step-(\d+)">step \d+</a>)?</td></tr>`)
 	goalRE = regexp.MustCompile(`<section class="goal ([a-z_]+)" id="(goal-\d+)">`)
@@ -74,15 +88,7 @@ var (
 // step it is about.
 func TestGoalsOfARealRun(t *testing.T) {
 	s, id, events := goalRun(t)
-	path, err := Write(context.Background(), s, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(data)
+	path, html := writeHTML(t, s, id)
 	steps, err := s.Steps(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -178,5 +184,79 @@ func TestGoalsOfARealRun(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("report: %s", path)
+	}
+}
+
+// goalEvents records n synthetic goals of the run id, each as large as real
+// ones get: a plan of agent.MaxSteps steps, a verdict for each, two
+// retries, a crash and a long summary.
+func goalEvents(t testing.TB, s *store.Store, id string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	long := strings.Repeat(`no element matches "Write a <review>" & the screen shows e1 "Shop"; `, 20)
+	at := t0
+	for g := range n {
+		task := id + "/act-" + strconv.Itoa(g)
+		var plan []json.RawMessage
+		for i := range agent.MaxSteps {
+			plan = append(plan, json.RawMessage(`{"step_id":`+strconv.Itoa(i+1)+`,"action":"Tap","params":{"locate":"Add to cart `+strconv.Itoa(i)+`"},"expected_state":{"kind":"exists","target":"Cart"}}`))
+		}
+		type ev struct {
+			typ, status string
+			payload     any
+		}
+		payloads := []ev{
+			{event.EvTaskStarted, event.StatusInfo, map[string]any{"goal": strings.Repeat("add the cheapest <item> & check out, ", 10), "kind": "act"}},
+			{event.EvPlan, event.StatusOK, map[string]any{"steps": plan, "source": "model"}},
+		}
+		for i := range agent.MaxSteps {
+			payloads = append(payloads, ev{event.EvVerdict, event.StatusFailed, map[string]any{"step_id": i + 1, "phase": "post", "pass": false, "confidence": 1, "evidence": long,
+				"check": map[string]any{"kind": "exists", "target": "Cart"}}})
+		}
+		for a := 1; a <= 2; a++ {
+			payloads = append(payloads, ev{event.EvRetry, event.StatusInfo, map[string]any{"step_id": 3, "attempt": a, "strategy": "wait", "reason": long, "error": long}})
+		}
+		payloads = append(payloads,
+			ev{event.EvSignal, event.StatusFailed, event.Signal{Kind: event.SigCrash, App: "com.apex.shop", Detail: long}},
+			ev{event.EvTaskFinished, event.StatusFailed, map[string]any{"status": "failed", "reason": long, "summary": long}})
+		for i, p := range payloads {
+			raw, err := json.Marshal(p.payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at = at.Add(time.Millisecond)
+			e := event.Event{TaskID: task, ID: strconv.Itoa(i), Time: at, ActionType: p.typ, Payload: raw, Status: p.status, Confidence: 1}
+			if err := s.AddEvent(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// A run of 500 goals, each as large as real ones get, on top of 500 heavy
+// steps, stays a page a browser opens: the goals' rows and texts share a
+// budget, and the page says what it left out.
+func TestLongGoalsSize(t *testing.T) {
+	s, id := makeRun(t, t.TempDir(), synth{steps: 500, failAt: 480, finish: true, heavy: true})
+	goalEvents(t, s, id, 500)
+	_, html := writeHTML(t, s, id)
+	goals := html[strings.Index(html, `<section class="goal`):strings.Index(html, `<section class="step`)]
+	t.Logf("500 goals: %d bytes of HTML (%d in the whole page)", len(goals), len(html))
+	if len(goals) > 1<<20 {
+		t.Errorf("500 goals take %d bytes of HTML; want <= 1 MiB", len(goals))
+	}
+	if n := strings.Count(goals, `<section class="goal`); n != 500 {
+		t.Errorf("%d goal sections; want 500", n)
+	}
+	if n := strings.Count(goals, `<tr class=`) + strings.Count(goals, `<li>`); n != maxGoalRows {
+		t.Errorf("%d rows and plan steps shown; want %d", n, maxGoalRows)
+	}
+	for _, want := range []string{"are not shown here to keep the page small", // it says it left rows out
+		`<span class="act">Tap(locate: &#34;Add to cart 0&#34;)</span> <span class="exp">→ &#34;Cart&#34; shows</span>`,
+		`add the cheapest &lt;item&gt; &amp; check out`,
+		`<strong>&#34;Cart&#34; shows</strong>: no element matches`} {
+		if !strings.Contains(goals, want) {
+			t.Errorf("goals lack %q", want)
+		}
 	}
 }
