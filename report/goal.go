@@ -60,7 +60,7 @@ type goalRow struct {
 	Kind       string // verdict, retry, signal
 	What       string // post verdict, retry 1 · wait, crash …
 	StepID     int    // the plan's step, 0 when none
-	Status     string // ok, failed, review_required; "" for a recovery that acted
+	Status     string // ok, failed, review_required; "" for a recovery whose own action did not fail
 	Confidence string
 	Check      string
 	Detail     string // evidence; a retry's reason; a crash's detail
