@@ -67,6 +67,7 @@ func WriteWith(ctx context.Context, s *store.Store, runID string, opts *Options)
 		return "", fmt.Errorf("report: %w", err)
 	}
 	p.Model = sumModelUse(events)
+	p.Goals = buildGoals(run.Started, events, p.Steps)
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, p); err != nil {
 		return "", fmt.Errorf("report: render run %s: %w", runID, err)

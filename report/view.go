@@ -44,6 +44,8 @@ type page struct {
 	LazyScenes              bool
 	// Model is the run's AI steps' model use; nil when it had none.
 	Model *modelUse
+	// Goals are the run's agent tasks, from their events.
+	Goals []*goalView
 }
 
 type taskView struct {
