@@ -123,11 +123,13 @@ func (c Call) String() string {
 			if fv.IsZero() || f.def.IsValid() && reflect.DeepEqual(fv.Interface(), f.def.Interface()) {
 				continue
 			}
-			raw, err := json.Marshal(fv.Interface())
-			if err != nil {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // a person reads it: "<" stays "<"
+			if err := enc.Encode(fv.Interface()); err != nil {
 				continue
 			}
-			parts = append(parts, f.name+": "+string(raw))
+			parts = append(parts, f.name+": "+strings.TrimSuffix(b.String(), "\n"))
 		}
 	}
 	return c.Action.name + "(" + strings.Join(parts, ", ") + ")"

@@ -143,3 +143,10 @@ func TestCallEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestCallStringReadsAsWritten(t *testing.T) {
+	c := action.Input.MustCall(&action.InputParams{Value: "a < b & c > d"})
+	if got, want := c.String(), `Input(value: "a < b & c > d")`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+}
