@@ -123,13 +123,11 @@ func (c Call) String() string {
 			if fv.IsZero() || f.def.IsValid() && reflect.DeepEqual(fv.Interface(), f.def.Interface()) {
 				continue
 			}
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false) // a person reads it: "<" stays "<"
-			if err := enc.Encode(fv.Interface()); err != nil {
+			raw, err := marshalText(fv.Interface()) // a person reads it: "<" stays "<"
+			if err != nil {
 				continue
 			}
-			parts = append(parts, f.name+": "+strings.TrimSuffix(b.String(), "\n"))
+			parts = append(parts, f.name+": "+string(raw))
 		}
 	}
 	return c.Action.name + "(" + strings.Join(parts, ", ") + ")"

@@ -150,3 +150,13 @@ func TestCallStringReadsAsWritten(t *testing.T) {
 		t.Errorf("String = %s, want %s", got, want)
 	}
 }
+
+func TestCallStringKeepsLocatorText(t *testing.T) {
+	c := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "Network & internet"}})
+	if got, want := c.String(), `Tap(locate: "Network & internet")`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+	if raw := string(c.ParamsJSON()); raw != `{"locate":"Network \u0026 internet"}` {
+		t.Errorf("ParamsJSON = %s: json.Marshal escapes as it always did", raw)
+	}
+}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -143,7 +144,7 @@ func (l Locator) String() string {
 // object, so a decoded locator encodes back to the same form.
 func (l Locator) MarshalJSON() ([]byte, error) {
 	if l.Prompt != "" && l.Text == "" && l.ID == "" && l.Desc == "" && l.Type == "" && !l.HasIndex() && l.Point == nil {
-		return json.Marshal(l.Prompt)
+		return marshalText(l.Prompt)
 	}
 	o := locatorObject{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type}
 	if l.HasIndex() {
@@ -152,7 +153,20 @@ func (l Locator) MarshalJSON() ([]byte, error) {
 	if l.Point != nil {
 		o.X, o.Y = &l.Point.X, &l.Point.Y
 	}
-	return json.Marshal(o)
+	return marshalText(o)
+}
+
+// marshalText encodes v without escaping <, > and &: an encoder that
+// escapes HTML (json.Marshal) escapes a Marshaler's output itself, and one
+// that does not (a person's view, Call.String) keeps the text as written.
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // locatorObject is the object form of a Locator: the same fields, without

@@ -57,11 +57,11 @@ func TestActRecordsEveryStep(t *testing.T) {
 		RunID  string `json:"run_id"`
 		Report string `json:"report"`
 	}
-	if err := json.Unmarshal([]byte(c.ok("act", map[string]any{"device": id, "goal": `tap "Shop", tap "Search"`})), &out); err != nil {
+	if err := json.Unmarshal([]byte(c.ok("act", map[string]any{"device": id, "goal": `tap "Settings", tap "Network & internet"`})), &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Status != "done" || out.RunID == "" || out.Report == "" {
 		t.Fatalf("act answered %+v, want done with its run and report", out)
 	}
-	recordtest.Steps(t, st, out.RunID, `Tap(locate: "Shop")`, `Tap(locate: "Search")`)
+	recordtest.Steps(t, st, out.RunID, `Tap(locate: "Settings")`, `Tap(locate: "Network & internet")`)
 }

@@ -90,11 +90,26 @@ func TestAIStepsOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The steps the goal ran are recorded before the aiAct step itself,
+	// which ends when they have.
 	var out struct {
 		TaskID string `json:"task_id"`
 	}
-	if err := json.Unmarshal(steps[1].Result, &out); err != nil || !strings.HasPrefix(out.TaskID, res.Run.ID+"/act-") {
-		t.Fatalf("aiAct result %s: %v", steps[1].Result, err)
+	var act *store.Step
+	for i := range steps {
+		if steps[i].Action == "agent" {
+			act = &steps[i]
+			break
+		}
+		if steps[i].Index > 1 && (steps[i].BeforePath == "" || steps[i].Point == nil) {
+			t.Errorf("the goal's step %d (%s) has no before screenshot or touch", steps[i].Index, steps[i].Name)
+		}
+	}
+	if act == nil {
+		t.Fatalf("no aiAct step among %d", len(steps))
+	}
+	if err := json.Unmarshal(act.Result, &out); err != nil || !strings.HasPrefix(out.TaskID, res.Run.ID+"/act-") {
+		t.Fatalf("aiAct result %s: %v", act.Result, err)
 	}
 	evs, err := st.Events(context.Background(), out.TaskID)
 	if err != nil || len(evs) == 0 || evs[len(evs)-1].ActionType != event.EvTaskFinished {

@@ -192,9 +192,9 @@ func TestGoalRecordsEveryStep(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	p := startPhone(t, &phoneOptions{opts: server.Options{Store: st}})
 	p.ready()
-	m := p.mustDo(200, "POST", "/execute", map[string]any{"goal": `tap "Shop", tap "Search", type "headphones"`})
+	m := p.mustDo(200, "POST", "/execute", map[string]any{"goal": `tap "Settings", type "dark" into "Search settings", tap "Dark theme"`})
 	if m["status"] != "done" {
 		t.Fatalf("goal %v: %v", m["status"], m["error"])
 	}
-	recordtest.Steps(t, st, m["runId"].(string), `Tap(locate: "Shop")`, `Tap(locate: "Search")`, `Input(value: "headphones")`)
+	recordtest.Steps(t, st, m["runId"].(string), `Tap(locate: "Settings")`, `Input(value: "dark"`, `Tap(locate: "Dark theme")`)
 }
