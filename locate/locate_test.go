@@ -66,6 +66,7 @@ func TestFind(t *testing.T) {
 		{"type only", shop, action.Locator{Type: "tab"}, "e8"},
 		{"type and index", shop, action.Locator{Type: "button", Index: 2}, "e6"},
 		{"text and index", shop, action.Locator{Text: "Add to cart", Index: 1}, "e6"},
+		{"text and index 0", shop, action.Locator{Text: "Add to cart"}.WithIndex(0), "e4"},
 		{"ordinal", shop, action.Locator{Prompt: `the second "Add to cart" button`}, "e6"},
 		{"first ordinal", shop, action.Locator{Prompt: `the first "Add to cart" button`}, "e4"},
 		{"last", shop, action.Locator{Prompt: `the last "Add to cart" button`}, "e6"},

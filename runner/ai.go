@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/script"
@@ -53,10 +54,11 @@ func (r *run) compileAI(st script.Step) (engine.Step, bool) {
 }
 
 // targetedGoal writes a targeted ai step as a controlled-language goal, so
-// the runtime's executor resolves its target with the model.
-func targetedGoal(st script.Step) (string, bool) {
+// the runtime's executor resolves its target (l, nil when none) with the
+// model.
+func targetedGoal(st script.Step, l *action.Locator) (string, bool) {
 	target := st.Prompt
-	if l := st.Locator; l != nil && target == "" {
+	if l != nil && target == "" {
 		target = l.Prompt
 		if target == "" {
 			target = l.Text + l.Desc

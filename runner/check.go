@@ -57,9 +57,9 @@ func (r *run) aiLocate(ctx context.Context, s *engine.Session, rec *engine.Recor
 
 // scroll runs aiScroll: one Scroll, or Scrolls until the screen stops
 // changing for scrollToBottom and the like.
-func (r *run) scroll(st script.Step) (engine.Step, error) {
+func (r *run) scroll(st script.Step, target *action.Locator) (engine.Step, error) {
 	sc := st.Scroll
-	p := &action.ScrollParams{Direction: sc.Direction, Locate: optional(st.Locator)}
+	p := &action.ScrollParams{Direction: sc.Direction, Locate: target}
 	if sc.Distance > 0 {
 		p.Distance = action.Distance{Pixels: sc.Distance}
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -20,7 +21,14 @@ import (
 // commands, queries, the AI runtime) a custom step the engine still
 // observes, settles and records like any other.
 func (r *run) compile(st script.Step) (engine.Step, error) {
-	loc := toLocator(st.Locator)
+	target, err := stepTarget(st)
+	if err != nil {
+		return engine.Step{}, err
+	}
+	var loc action.Locator
+	if target != nil {
+		loc = *target
+	}
 	call := func(a *action.Action, params any) (engine.Step, error) { return r.call(st, a, params) }
 	if st.Kind.IsAI() && r.opts.AI != nil {
 		if es, ok := r.compileAI(st); ok {
@@ -29,17 +37,17 @@ func (r *run) compile(st script.Step) (engine.Step, error) {
 	}
 	switch st.Kind {
 	case script.Tap, script.AITap:
-		return r.targeted(st, action.Tap, &action.TapParams{Locate: loc})
+		return r.targeted(st, target, action.Tap, &action.TapParams{Locate: loc})
 	case script.DoubleTap, script.AIDoubleClick:
-		return r.targeted(st, action.DoubleTap, &action.TapParams{Locate: loc})
+		return r.targeted(st, target, action.DoubleTap, &action.TapParams{Locate: loc})
 	case script.LongPress, script.AILongPress:
-		return r.targeted(st, action.LongPress, &action.LongPressParams{Locate: loc, Duration: int(st.Duration.Milliseconds())})
+		return r.targeted(st, target, action.LongPress, &action.LongPressParams{Locate: loc, Duration: int(st.Duration.Milliseconds())})
 	case script.Input, script.AIInput:
-		return r.targeted(st, action.Input, &action.InputParams{Value: st.Value, Locate: optional(st.Locator), Mode: st.Mode})
+		return r.targeted(st, target, action.Input, &action.InputParams{Value: st.Value, Locate: target, Mode: st.Mode})
 	case script.AIKeyboardPress, script.PressKey:
-		return r.targeted(st, action.KeyboardPress, &action.KeyboardPressParams{KeyName: st.Value, Locate: optional(st.Locator)})
+		return r.targeted(st, target, action.KeyboardPress, &action.KeyboardPressParams{KeyName: st.Value, Locate: target})
 	case script.AIScroll:
-		return r.scroll(st)
+		return r.scroll(st, target)
 	case script.ScrollUntilVisible:
 		return call(action.Scroll, &action.ScrollParams{Direction: st.Scroll.Direction, UntilVisible: &loc, MaxScrolls: st.Scroll.MaxSwipes})
 	case script.SwipeStep:
@@ -111,8 +119,8 @@ func (r *run) call(st script.Step, a *action.Action, params any) (engine.Step, e
 
 // targeted is a call whose target the locator rules may not find: an ai*
 // step written as a description (aiTap: the blue button) then needs a
-// model, and says so.
-func (r *run) targeted(st script.Step, a *action.Action, params any) (engine.Step, error) {
+// model, and says so. target is the step's decoded target, nil when none.
+func (r *run) targeted(st script.Step, target *action.Locator, a *action.Action, params any) (engine.Step, error) {
 	es, err := r.call(st, a, params)
 	if err != nil || !st.Kind.IsAI() {
 		return es, err
@@ -122,7 +130,7 @@ func (r *run) targeted(st script.Step, a *action.Action, params any) (engine.Ste
 		if !errors.Is(err, locate.ErrNoRule) || r.opts.AI == nil || r.opts.AI.Offline() {
 			return needsModelIfNoRule(st, err)
 		}
-		goal, ok := targetedGoal(st)
+		goal, ok := targetedGoal(st, target)
 		if !ok {
 			return needsModelIfNoRule(st, err)
 		}
@@ -130,12 +138,18 @@ func (r *run) targeted(st script.Step, a *action.Action, params any) (engine.Ste
 	}}, nil
 }
 
-func optional(l *script.Locator) *action.Locator {
-	if l == nil {
-		return nil
+// stepTarget decodes a step's target into the locator its action takes,
+// strictly (the loader writes only valid targets; a step built in Go may
+// not); nil when the step names no element.
+func stepTarget(st script.Step) (*action.Locator, error) {
+	if len(st.Target) == 0 {
+		return nil, nil
 	}
-	loc := toLocator(l)
-	return &loc
+	var l action.Locator
+	if err := json.Unmarshal(st.Target, &l); err != nil {
+		return nil, fmt.Errorf("%s: %s target %s: %w; write the element as text or as {text, id, desc, type, index, prompt}", posString(st.Pos), st.Key, st.Target, err)
+	}
+	return &l, nil
 }
 
 // needsModel is the error of a step only a model can run; why, when set,
@@ -147,14 +161,7 @@ func needsModel(st script.Step, why error) error {
 		why = fmt.Errorf("%w: %w", agent.ErrNeedsModel, why)
 	}
 	return fmt.Errorf("%s %q: %w; configure one (APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY, or a model: section in apex.yaml), or write it as a deterministic step (tap, input, assert, waitFor with text, id or desc)",
-		st.Key, truncate(st.Prompt+locPrompt(st.Locator), 80), why)
-}
-
-func locPrompt(l *script.Locator) string {
-	if l == nil {
-		return ""
-	}
-	return l.String()
+		st.Key, truncate(st.Prompt+targetString(st.Target), 80), why)
 }
 
 func truncate(s string, n int) string {
@@ -162,17 +169,6 @@ func truncate(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func toLocator(l *script.Locator) action.Locator {
-	if l == nil {
-		return action.Locator{}
-	}
-	loc := action.Locator{Prompt: l.Prompt, Text: l.Text, ID: l.ID, Desc: l.Desc, Type: l.Type}
-	if l.Index > 0 {
-		loc = loc.WithIndex(l.Index)
-	}
-	return loc
 }
 
 // wait blocks for d or until ctx is done.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -67,17 +68,17 @@ func StepName(st script.Step) string {
 	var arg string
 	switch {
 	case st.Kind == script.Input || st.Kind == script.AIInput:
-		arg = fmt.Sprintf("%q into %s", st.Value, locString(st.Locator))
+		arg = fmt.Sprintf("%q into %s", st.Value, locString(st.Target))
 		if st.Mode == "clear" {
-			arg = locString(st.Locator) + " (clear)"
+			arg = locString(st.Target) + " (clear)"
 		}
 	case st.Assert != nil:
-		arg = st.Assert.Op + " " + locString(st.Locator)
+		arg = st.Assert.Op + " " + locString(st.Target)
 		if strings.HasPrefix(st.Assert.Op, "text") || strings.HasPrefix(st.Assert.Op, "number") || st.Assert.Op == "count" {
-			arg = fmt.Sprintf("%s %s %v", locString(st.Locator), st.Assert.Op, assertWant(st.Assert))
+			arg = fmt.Sprintf("%s %s %v", locString(st.Target), st.Assert.Op, assertWant(st.Assert))
 		}
-	case st.Locator != nil:
-		arg = locString(st.Locator)
+	case len(st.Target) > 0:
+		arg = locString(st.Target)
 	case st.Prompt != "":
 		arg = st.Prompt
 	case st.Value != "":
@@ -101,11 +102,21 @@ func StepName(st script.Step) string {
 	return s
 }
 
-func locString(l *script.Locator) string {
-	if l == nil {
+func locString(target json.RawMessage) string {
+	if len(target) == 0 {
 		return "the focused element"
 	}
-	return l.String()
+	return targetString(target)
+}
+
+// targetString renders a step's target as a person wrote it: a prompt as
+// its text, fields as their compact JSON ({"desc":"Close"}).
+func targetString(target json.RawMessage) string {
+	var prompt string
+	if json.Unmarshal(target, &prompt) == nil {
+		return prompt
+	}
+	return string(target)
 }
 
 func assertWant(a *script.Assert) any {

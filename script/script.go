@@ -43,29 +43,6 @@ type Task struct {
 	Pos             Pos
 }
 
-// Locator names an element. Prompt is free text ("the \"Buy\" button",
-// "「搜索」", "e12"); the other fields match one property each.
-type Locator struct {
-	Prompt string `json:"prompt,omitempty"`
-	Text   string `json:"text,omitempty"`
-	ID     string `json:"id,omitempty"`
-	Desc   string `json:"desc,omitempty"`
-	Type   string `json:"type,omitempty"`
-	Index  int    `json:"index,omitempty"`
-}
-
-// IsZero reports whether the locator names nothing.
-func (l Locator) IsZero() bool { return l == Locator{} }
-
-// String renders the locator the way a person would write it.
-func (l Locator) String() string {
-	if l.Prompt != "" && l == (Locator{Prompt: l.Prompt}) {
-		return l.Prompt
-	}
-	b, _ := json.Marshal(l)
-	return string(b)
-}
-
 // Step is one flow item. Kind decides which fields are meaningful.
 type Step struct {
 	Kind Kind
@@ -75,8 +52,11 @@ type Step struct {
 	// Prompt is the natural-language text of ai* steps (the instruction,
 	// the assertion, the query) and the title of logScreenshot.
 	Prompt string
-	// Locator is the element a step acts on or checks; nil when none.
-	Locator *Locator
+	// Target is the element a step acts on or checks, in the JSON form
+	// of Apex's locators: a string is a free-text prompt ("the \"Buy\"
+	// button", "「搜索」", "e12"), an object names fields
+	// ({"text":"Add to cart","index":1}). Empty when the step names none.
+	Target json.RawMessage
 	// Value is the text to type (input), the key (keyboard press), the
 	// package (launch, terminate), the shell command (runAdbShell) or the
 	// content of logScreenshot.

@@ -44,18 +44,18 @@ func TestLoadMidsceneScriptUnchanged(t *testing.T) {
 		got, want any
 	}{
 		{"ai prompt", steps[0].Prompt, "open the search page"},
-		{"aiTap locator", *steps[3].Locator, Locator{Prompt: "the search icon"}},
+		{"aiTap locator", string(steps[3].Target), `"the search icon"`},
 		{"aiInput new form value", steps[4].Value, "Wi-Fi"},
-		{"aiInput new form target", *steps[4].Locator, Locator{Prompt: "the search box"}},
+		{"aiInput new form target", string(steps[4].Target), `"the search box"`},
 		{"aiInput old form value", steps[5].Value, "Bluetooth"},
-		{"aiInput old form target", *steps[5].Locator, Locator{Prompt: "the search box"}},
+		{"aiInput old form target", string(steps[5].Target), `"the search box"`},
 		{"aiInput clear", steps[6].Mode, "clear"},
 		{"keyboard keyName", steps[7].Value, "Enter"},
-		{"keyboard key target", steps[7].Locator.Prompt, "the search box"},
+		{"keyboard key target", string(steps[7].Target), `"the search box"`},
 		{"keyboard bare key", steps[8].Value, "Enter"},
 		{"scroll type", *steps[9].Scroll, Scroll{Direction: "down", Type: "untilBottom"}},
 		{"scroll inline", *steps[10].Scroll, Scroll{Direction: "up", Type: "once", Distance: 600}},
-		{"scroll without target", steps[10].Locator == nil, true},
+		{"scroll without target", steps[10].Target == nil, true},
 		{"waitFor timeout", steps[13].Timeout, 10 * time.Second},
 		{"waitFor old form", steps[14].Prompt + "|" + steps[14].Timeout.String(), "the page settled|3s"},
 		{"sleep", steps[15].Duration, 1500 * time.Millisecond},
@@ -65,7 +65,7 @@ func TestLoadMidsceneScriptUnchanged(t *testing.T) {
 		{"log content", steps[24].Value, "after searching for wifi"},
 		{"adb shell", steps[26].Value, "dumpsys battery"},
 		{"continueOnError", s.Tasks[1].ContinueOnError, true},
-		{"nested locate", *s.Tasks[1].Steps[0].Locator, Locator{Prompt: "the close button"}},
+		{"nested locate", string(s.Tasks[1].Steps[0].Target), `"the close button"`},
 		{"hover kind", s.Tasks[1].Steps[1].Kind, AIHover},
 		{"position", steps[3].Pos, Pos{File: "testdata/midscene-android.yaml", Line: 25, Col: 9}},
 	}
@@ -106,21 +106,21 @@ func TestLoadDeterministicSteps(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"tap prompt", *st[0].Locator, Locator{Prompt: "Search"}},
-		{"tap id", *st[1].Locator, Locator{ID: "com.apex.shop:id/search"}},
-		{"tap text index", *st[2].Locator, Locator{Text: "Add to cart", Index: 1}},
+		{"tap prompt", string(st[0].Target), `"Search"`},
+		{"tap id", string(st[1].Target), `{"id":"com.apex.shop:id/search"}`},
+		{"tap text index", string(st[2].Target), `{"text":"Add to cart","index":1}`},
 		{"optional", st[2].Optional, true},
 		{"timeout", st[2].Timeout, 2 * time.Second},
 		{"doubleTap", st[3].Kind, DoubleTap},
 		{"longPress", st[4].Duration, 800 * time.Millisecond},
-		{"input", st[5].Value + "|" + st[5].Mode + "|" + st[5].Locator.ID, "shoes|replace|com.apex.shop:id/query"},
+		{"input", st[5].Value + "|" + st[5].Mode + "|" + string(st[5].Target), `shoes|replace|{"id":"com.apex.shop:id/query"}`},
 		{"input append", st[6].Value + "|" + st[6].Mode, " more|append"},
-		{"input clear", st[7].Mode + "|" + st[7].Locator.Type, "clear|input"},
+		{"input clear", st[7].Mode + "|" + string(st[7].Target), `clear|{"type":"input"}`},
 		{"assert exists", *st[8].Assert, Assert{Op: "exists"}},
 		{"assert notExists", *st[9].Assert, Assert{Op: "notExists", Message: "the sale popup is still there"}},
-		{"assert notExists target", *st[9].Locator, Locator{Text: "Sale"}},
+		{"assert notExists target", string(st[9].Target), `{"text":"Sale"}`},
 		{"assert textEquals", *st[10].Assert, Assert{Op: "textEquals", Text: "Cart (1)"}},
-		{"assert textEquals element", st[10].Locator.ID, "com.apex.shop:id/cart"},
+		{"assert textEquals element", string(st[10].Target), `{"id":"com.apex.shop:id/cart"}`},
 		{"assert number", *st[11].Assert, Assert{Op: "numberGreater", Number: 0, Message: "no items"}},
 		{"waitFor", st[12].Timeout, 5 * time.Second},
 		{"waitFor gone", st[13].Mode, "gone"},
@@ -137,15 +137,43 @@ func TestLoadDeterministicSteps(t *testing.T) {
 		{"generic", st[23].Kind, Action},
 		{"generic params", string(st[24].Params), `{"x":10,"y":20}`},
 		{"assert enabled", *st[25].Assert, Assert{Op: "enabled"}},
-		{"assert enabled target", *st[25].Locator, Locator{Prompt: "Checkout"}},
-		{"assert focused", st[26].Assert.Op + " " + st[26].Locator.ID, "focused com.apex.shop:id/query"},
+		{"assert enabled target", string(st[25].Target), `"Checkout"`},
+		{"assert focused", st[26].Assert.Op + " " + string(st[26].Target), `focused {"id":"com.apex.shop:id/query"}`},
 		{"assert count", *st[27].Assert, Assert{Op: "count", Number: 2}},
-		{"assert count element", *st[27].Locator, Locator{Text: "Add to cart"}},
+		{"assert count element", string(st[27].Target), `{"text":"Add to cart"}`},
 	}
 	for _, c := range checks {
 		if d := cmp.Diff(c.want, c.got); d != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, d)
 		}
+	}
+}
+
+func TestTargetsAreLocatorJSON(t *testing.T) {
+	cases := []struct{ name, yaml, want string }{
+		{"text is a prompt", `Search`, `"Search"`},
+		{"prompt is trimmed", `"  the blue button "`, `"the blue button"`},
+		{"quotes kept", `'the "Buy" button'`, `"the \"Buy\" button"`},
+		{"prompt alone is the string form", `{prompt: the close button}`, `"the close button"`},
+		{"fields in locator order", `{index: 1, type: button, text: Add to cart}`, `{"text":"Add to cart","type":"button","index":1}`},
+		{"explicit index 0 kept", `{text: Add to cart, index: 0}`, `{"text":"Add to cart","index":0}`},
+		{"prompt with index", `{prompt: Add, index: 2}`, `{"prompt":"Add","index":2}`},
+		{"id aliases", `{resourceId: com.apex.shop:id/search}`, `{"id":"com.apex.shop:id/search"}`},
+		{"desc aliases", `{contentDesc: Close}`, `{"desc":"Close"}`},
+		{"interpolated", `{text: "${WHO}"}`, `{"text":"Ann"}`},
+		{"reference images ignored", `{desc: Close, images: [a.png]}`, `{"desc":"Close"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "tasks:\n  - name: a\n    flow:\n      - tap: " + c.yaml + "\n"
+			s, err := Load([]byte(src), "x.yaml", &Options{LookupEnv: env(map[string]string{"WHO": "Ann"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(c.want, string(s.Tasks[0].Steps[0].Target)); d != "" {
+				t.Errorf("target (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
@@ -191,6 +219,11 @@ func TestErrorsHavePositions(t *testing.T) {
 		{"unknown assert lists the checks", "tasks:\n  - name: a\n    flow:\n      - assert: {visible: x}\n", "focused, textEquals"},
 		{"bad locator key", "tasks:\n  - name: a\n    flow:\n      - tap: {label: x}\n", "x.yaml:4:15: unknown key \"label\" in tap: expected text, id"},
 		{"empty locator", "tasks:\n  - name: a\n    flow:\n      - tap: \"  \"\n", "x.yaml:4:14: tap: the target is empty"},
+		{"locator names nothing", "tasks:\n  - name: a\n    flow:\n      - tap: {}\n", "x.yaml:4:14: tap: the target names nothing"},
+		{"locator index alone", "tasks:\n  - name: a\n    flow:\n      - tap: {index: 2}\n", "x.yaml:4:14: tap: the target names nothing"},
+		{"locator negative index", "tasks:\n  - name: a\n    flow:\n      - tap: {text: x, index: -1}\n", "x.yaml:4:31: tap.index: expected 0 or more, got -1"},
+		{"locator index not a number", "tasks:\n  - name: a\n    flow:\n      - tap: {text: x, index: two}\n", "x.yaml:4:31: tap.index: expected a whole number"},
+		{"locator not text", "tasks:\n  - name: a\n    flow:\n      - tap: [x]\n", "x.yaml:4:14: tap: expected a target"},
 		{"unset env", "tasks:\n  - name: a\n    flow:\n      - launch: ${NOPE}\n", "x.yaml:4:17: environment variable NOPE is not set"},
 		{"dup key", "tasks:\n  - name: a\n    name: b\n    flow: []\n", "x.yaml:3:5: task: key \"name\" repeated (first at line 2)"},
 		{"bad bool", "tasks:\n  - name: a\n    continueOnError: maybe\n    flow: []\n", "x.yaml:3:22: continueOnError: expected true or false"},
@@ -237,6 +270,18 @@ func FuzzLoad(f *testing.F) {
 		}
 		if err != nil && s != nil {
 			t.Fatal("script and error both returned")
+		}
+		if s == nil {
+			return
+		}
+		for _, task := range s.Tasks {
+			for _, st := range task.Steps {
+				// The runner decodes a target as a locator: it must be a
+				// JSON string or object.
+				if st.Target != nil && (!json.Valid(st.Target) || st.Target[0] != '"' && st.Target[0] != '{') {
+					t.Fatalf("%s target %q is not a JSON string or object", st.Key, st.Target)
+				}
+			}
 		}
 	})
 }

@@ -153,13 +153,13 @@ func (c *stepCtx) read() {
 		c.readInput(true)
 	case AIScroll:
 		if loc := c.opt("locate"); loc != nil {
-			st.Locator = l.locator(loc, what+".locate")
+			st.Target = l.element(loc, what+".locate")
 		} else if !isNull(main) {
 			if main.Kind == yaml.MappingNode {
 				// Midscene's older form: aiScroll: {direction, scrollType, distance}.
 				c.inlineOptions(main)
 			} else {
-				st.Locator = l.locator(main, what)
+				st.Target = l.element(main, what)
 			}
 		}
 		c.readScroll()
@@ -167,12 +167,12 @@ func (c *stepCtx) read() {
 		if kn := c.opt("keyName"); kn != nil {
 			st.Value = l.str(kn, what+".keyName")
 			if !isNull(main) {
-				st.Locator = l.locator(main, what)
+				st.Target = l.element(main, what)
 			}
 		} else {
 			st.Value = l.str(main, what)
 			if loc := c.opt("locate"); loc != nil {
-				st.Locator = l.locator(loc, what+".locate")
+				st.Target = l.element(loc, what+".locate")
 			}
 		}
 	case AIAssert:
@@ -240,7 +240,7 @@ func (c *stepCtx) read() {
 	case SwipeStep:
 		c.readSwipe()
 	case ScrollUntilVisible:
-		st.Locator = l.locator(main, what)
+		st.Target = l.element(main, what)
 		st.Scroll = &Scroll{Direction: "down", Type: "once", MaxSwipes: 10}
 		if n := c.opt("direction"); n != nil {
 			st.Scroll.Direction = c.direction(n)

@@ -13,18 +13,18 @@ func (c *stepCtx) readTarget(allowLocate bool) {
 	l, st := c.l, c.st
 	if allowLocate {
 		if loc := c.opt("locate"); loc != nil {
-			st.Locator = l.locator(loc, st.Key+".locate")
+			st.Target = l.element(loc, st.Key+".locate")
 			return
 		}
 	}
 	if c.main.Kind == yaml.MappingNode && allowLocate {
 		if _, ok := mappingKey(c.main, "locate"); ok {
 			c.inlineOptions(c.main)
-			st.Locator = l.locator(c.opt("locate"), st.Key+".locate")
+			st.Target = l.element(c.opt("locate"), st.Key+".locate")
 			return
 		}
 	}
-	st.Locator = l.locator(c.main, st.Key)
+	st.Target = l.element(c.main, st.Key)
 }
 
 func mappingKey(n *yaml.Node, key string) (*yaml.Node, bool) {
@@ -72,15 +72,15 @@ func (c *stepCtx) readInput(midscene bool) {
 	case val != nil:
 		st.Value = l.optStr(val, st.Key+".value")
 		if loc != nil && midscene {
-			st.Locator = l.locator(loc, st.Key+".locate")
+			st.Target = l.element(loc, st.Key+".locate")
 		} else {
-			st.Locator = l.locator(c.main, st.Key)
+			st.Target = l.element(c.main, st.Key)
 		}
 	case loc != nil && midscene:
 		st.Value = l.optStr(c.main, st.Key)
-		st.Locator = l.locator(loc, st.Key+".locate")
+		st.Target = l.element(loc, st.Key+".locate")
 	case st.Mode == "clear":
-		st.Locator = l.locator(c.main, st.Key)
+		st.Target = l.element(c.main, st.Key)
 	default:
 		l.errorf(c.main, "%s needs the text to type: add value: <text> (the step's own value names the field)", st.Key)
 	}
@@ -174,7 +174,7 @@ func (c *stepCtx) readAssert() {
 		switch k := p.key.Value; k {
 		case "exists", "notExists", "checked", "notChecked", "enabled", "focused":
 			a.Op, ops = k, ops+1
-			st.Locator = l.locator(p.val, st.Key+"."+k)
+			st.Target = l.element(p.val, st.Key+"."+k)
 		case "textEquals", "textContains":
 			a.Op, ops = k, ops+1
 			a.Text = l.optStr(p.val, st.Key+"."+k)
@@ -217,7 +217,7 @@ func (c *stepCtx) readAssert() {
 	case elem == nil:
 		l.errorf(c.main, "assert.%s: add element: <target> to say which element to check", a.Op)
 	default:
-		st.Locator = l.locator(elem, st.Key+".element")
+		st.Target = l.element(elem, st.Key+".element")
 	}
 }
 

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -126,47 +127,77 @@ func (l *loader) millis(n *yaml.Node, what string) time.Duration {
 	return d
 }
 
-// locator reads a target: text is a prompt; a mapping names fields.
-func (l *loader) locator(n *yaml.Node, what string) *Locator {
+// elementObject is the object form of a step's element, in the wire format of
+// Apex's locators (action.Locator, which script must not import): the same
+// field names and order, so the runner decodes it strictly and a step's
+// name shows it as written.
+type elementObject struct {
+	Prompt string `json:"prompt,omitempty"`
+	Text   string `json:"text,omitempty"`
+	ID     string `json:"id,omitempty"`
+	Desc   string `json:"desc,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Index  *int   `json:"index,omitempty"`
+}
+
+// element reads a step's target element as JSON: text is a prompt (a JSON string),
+// a mapping names fields (an object; one naming only a prompt is the same
+// prompt as a string).
+func (l *loader) element(n *yaml.Node, what string) json.RawMessage {
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag != "!!null":
 		p := strings.TrimSpace(l.interpolate(n, n.Value))
 		if p == "" {
 			l.errorf(n, "%s: the target is empty: name the element (text, id, desc or a description)", what)
 		}
-		return &Locator{Prompt: p}
+		return mustJSON(p)
 	case n.Kind == yaml.MappingNode:
-		loc := &Locator{}
+		var t elementObject
 		for _, p := range l.pairs(n, what) {
 			switch p.key.Value {
 			case "prompt":
-				loc.Prompt = l.str(p.val, what+".prompt")
+				t.Prompt = l.str(p.val, what+".prompt")
 			case "text":
-				loc.Text = l.str(p.val, what+".text")
+				t.Text = l.str(p.val, what+".text")
 			case "id", "resourceId", "resource_id":
-				loc.ID = l.str(p.val, what+"."+p.key.Value)
+				t.ID = l.str(p.val, what+"."+p.key.Value)
 			case "desc", "contentDesc", "description":
-				loc.Desc = l.str(p.val, what+"."+p.key.Value)
+				t.Desc = l.str(p.val, what+"."+p.key.Value)
 			case "type":
-				loc.Type = l.str(p.val, what+".type")
+				t.Type = l.str(p.val, what+".type")
 			case "index":
-				loc.Index = l.integer(p.val, what+".index")
-				if loc.Index < 0 {
-					l.errorf(p.val, "%s.index: expected 0 or more, got %d", what, loc.Index)
+				i := l.integer(p.val, what+".index")
+				if i < 0 {
+					l.errorf(p.val, "%s.index: expected 0 or more, got %d", what, i)
 				}
+				t.Index = &i
 			case "images", "convertHttpImage2Base64":
 				// Midscene reference images: only a model could use them.
 			default:
 				l.errorf(p.key, "unknown key %q in %s: expected text, id, desc, type, index or prompt", p.key.Value, what)
 			}
 		}
-		if loc.IsZero() {
-			l.errorf(n, "%s: the target names nothing: give text, id, desc, type or prompt", what)
+		if t == (elementObject{Prompt: t.Prompt, Index: t.Index}) {
+			if t.Prompt == "" {
+				// An index alone picks among nothing.
+				l.errorf(n, "%s: the target names nothing: give text, id, desc, type or prompt", what)
+			} else if t.Index == nil {
+				return mustJSON(t.Prompt)
+			}
 		}
-		return loc
+		return mustJSON(t)
 	}
 	l.errorf(n, "%s: expected a target (text, or a mapping with text, id, desc, type, index), got %s", what, describe(n))
 	return nil
+}
+
+// mustJSON encodes a value that always encodes: a string or an elementObject.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("script: encode target: " + err.Error())
+	}
+	return b
 }
 
 // toAny converts a node to plain Go values for JSON, interpolating text.
