@@ -117,11 +117,15 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if dir == "" {
 		dir = defaultRunsDir()
 	}
+	// An MCP host may start apex mcp anywhere (even in /): without a
+	// writable runs directory it serves, unrecorded, and says so.
 	runs, err := store.Open(dir)
 	if err != nil {
-		return fmt.Errorf("open the runs directory %s (act tasks are recorded there; --dir picks another): %w", dir, err)
+		fmt.Fprintf(env.Err, "apex mcp: act tasks are not recorded: open the runs directory %s: %v (--dir or $%s picks another)\n", dir, err, RunsDirEnv)
+		runs = nil
+	} else {
+		defer runs.Close()
 	}
-	defer runs.Close()
 	srv, err := newMCPServer(env, hosts, policy, opts, engine, runs)
 	if err != nil {
 		return err

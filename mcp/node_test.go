@@ -141,7 +141,7 @@ func startApex(t *testing.T, re string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, buildApex(t), args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "APEX_RUNS_DIR="+t.TempDir())
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -191,7 +191,7 @@ func TestNodeClientStdio(t *testing.T) {
 	t.Parallel() // mostly waiting on other processes
 	nodeClient(t)
 	addr := startApex(t, `^android-1\tadb\t(\S+)`, "sim", "--port-base", "0")
-	s := runClient(t, []string{"TMPDIR=" + t.TempDir()}, "stdio", buildApex(t), "mcp", "--adb=false", "--connect", addr)
+	s := runClient(t, []string{"TMPDIR=" + t.TempDir(), "APEX_RUNS_DIR=" + t.TempDir()}, "stdio", buildApex(t), "mcp", "--adb=false", "--connect", addr)
 	checkSummary(t, s, "adbd/"+addr)
 }
 
