@@ -202,7 +202,7 @@ func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 		for _, r := range rules {
 			var hits []scene.Element
 			for _, e := range visible {
-				if q.typ != "" && !strings.EqualFold(e.Type, q.typ) {
+				if e.Part != "" && !r.byID || q.typ != "" && !strings.EqualFold(e.Type, q.typ) {
 					continue
 				}
 				if pass == 0 && !typeMatches(e, q.typeHint) {

@@ -25,8 +25,8 @@ func (s *Scene) Fingerprint() string {
 	b = append(b, '\n')
 	for i := range s.Elements {
 		e := &s.Elements[i]
-		if e.System {
-			continue
+		if e.System || e.Part != "" {
+			continue // a part's text is in its row's
 		}
 		b = append(b, e.Type...)
 		b = append(b, '|')
@@ -129,7 +129,8 @@ func (d Delta) Empty() bool {
 }
 
 // Diff says what appeared, disappeared and changed from a to b, ignoring
-// ids (they are renumbered per Scene) and system-bar elements. Elements
+// ids (they are renumbered per Scene), system-bar elements and parts (a
+// part changes with its row's text). Elements
 // are matched first when identical, then by type, resource id and text
 // (a moved or toggled element), then by type and resource id (an element
 // whose text changed, like a counter).
@@ -193,7 +194,7 @@ func nonSystem(s *Scene) []Element {
 	}
 	out := make([]Element, 0, len(s.Elements))
 	for _, e := range s.Elements {
-		if !e.System {
+		if !e.System && e.Part == "" { // a part changes with its row
 			out = append(out, e)
 		}
 	}

@@ -56,6 +56,11 @@ type Element struct {
 	// System marks status- and navigation-bar elements (clock, battery,
 	// back/home): volatile, ignored by Fingerprint, dropped first.
 	System bool `json:"system,omitempty"`
+	// Part is set on a text with a resource id of its own that its row
+	// absorbed ("e5" for the row e5; the part's id is then "e5.1"): its row's
+	// text already says it, so Text leaves it out, but a locator by resource
+	// id finds it and a check reads its own text.
+	Part string `json:"part,omitempty"`
 }
 
 // Stats says how much pruning removed.
