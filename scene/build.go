@@ -69,6 +69,7 @@ func Build(t *Tree, opts *Options) *Scene {
 		s.Package = appName(t.Root)
 	}
 	s.Empty = !hasApp(kept)
+	s.Keyboard = b.keyboard
 	fit(s, kept)
 	s.Stats = Stats{NodesIn: t.Nodes, ElementsOut: len(s.Elements), BytesIn: t.Bytes, BytesOut: len(s.Text())}
 	return s
@@ -93,6 +94,7 @@ type builder struct {
 	ignoreHidden, sawHidden bool
 	screen                  Rect
 	cands                   []*cand
+	keyboard                bool // a soft keyboard is on screen
 }
 
 // cand is a node on its way to becoming an element.
@@ -165,7 +167,13 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 		}
 	}
 	if n.Package != "" {
+		if n.Package != c.pkg && isIME(n.Package) {
+			b.keyboard = true
+		}
 		c.pkg = n.Package
+	}
+	if b.xcui && n.Class == "XCUIElementTypeKeyboard" {
+		b.keyboard = true
 	}
 	if !c.system {
 		c.system = isSystemBar(n, c.pkg, r, b.screen)
@@ -506,7 +514,7 @@ func foreground(cs []*cand) string {
 	count := map[string]int{}
 	best, bestN := "", 0
 	for _, c := range cs {
-		if c.pkg == "" || c.pkg == systemUI || strings.Contains(c.pkg, "inputmethod") || c.el.System {
+		if c.pkg == "" || c.pkg == systemUI || isIME(c.pkg) || c.el.System {
 			continue
 		}
 		count[c.pkg]++
@@ -515,6 +523,17 @@ func foreground(cs []*cand) string {
 		}
 	}
 	return best
+}
+
+// isIME reports whether an Android package is a soft keyboard (Gboard,
+// AOSP, Samsung, SwiftKey, Sogou, iFlytek, Baidu, QQ pinyin…).
+func isIME(pkg string) bool {
+	for _, k := range []string{"inputmethod", "honeyboard", "swiftkey", "keyboard", "com.baidu.input", "qqpinyin"} {
+		if strings.Contains(pkg, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // appName is the name of the first XCUIElementTypeApplication.

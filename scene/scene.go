@@ -80,6 +80,11 @@ type Scene struct {
 	// Empty is set when the source had nothing but system UI or no nodes at
 	// all, so callers can fall back to OCR.
 	Empty bool `json:"empty,omitempty"`
+	// Keyboard is set when the source shows a soft keyboard: an input
+	// method's window (Android dumps of all windows) or an
+	// XCUIElementTypeKeyboard (iOS). Android's dump of the active window
+	// alone does not show it; there the focused field says typing goes on.
+	Keyboard bool `json:"keyboard,omitempty"`
 	// Dropped summarises, in one line, what the budget cut ("" when nothing).
 	Dropped string `json:"dropped,omitempty"`
 	Stats   Stats  `json:"stats"`

@@ -80,6 +80,9 @@ func (s *Scene) header(b *strings.Builder) {
 		b.WriteString(" app=")
 		b.WriteString(s.Package)
 	}
+	if s.Keyboard {
+		b.WriteString(" keyboard")
+	}
 	if s.Empty {
 		b.WriteString(" empty (no app elements in the UI tree)")
 	}
