@@ -8,7 +8,6 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/perceive"
-	"github.com/apexagent/apex/sim/lab"
 )
 
 // TestFocusAndTypingChangeTheScreen: on the Login app, through adbd,
@@ -16,12 +15,9 @@ import (
 // each settle on a screen of its own fingerprint, and each such screen
 // settles: two looks at a focused field agree.
 func TestFocusAndTypingChangeTheScreen(t *testing.T) {
-	dev, d := labtest.Android(t, lab.Options{})
+	dev, d := labtest.App(t, "com.apex.login")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := d.LaunchApp(ctx, "com.apex.login"); err != nil {
-		t.Fatal(err)
-	}
 	p := perceive.New(d, &perceive.Options{Mode: perceive.Off})
 	defer p.Close()
 	settle := func(what string) *perceive.Screen {
