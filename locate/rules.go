@@ -20,7 +20,7 @@ type rule struct {
 }
 
 func compile(l action.Locator) *query {
-	q := &query{typ: l.Type, desc: l.Desc, text2: l.Text, index: l.Index, indexSet: l.Index > 0}
+	q := &query{typ: l.Type, desc: l.Desc, text2: l.Text, index: l.Index, indexSet: l.HasIndex()}
 	if l.ID != "" {
 		if isSceneID(l.ID) {
 			q.sceneID = l.ID

@@ -98,3 +98,44 @@ func TestResourceIDInARow(t *testing.T) {
 		t.Errorf("after increase: quantity %+v, %v; want 2", e, err)
 	}
 }
+
+// TestTapPrefersWhatIsNotTheFieldBeingTyped: after typing "compact
+// toaster" in the Shop's search field, a tap on "Compact Toaster" opens the
+// product (the field's text matches more closely, but it is the text just
+// typed), while typing "into Compact Toaster" still goes to the field.
+func TestTapPrefersWhatIsNotTheFieldBeingTyped(t *testing.T) {
+	p := phone(t, "com.apex.shop")
+	tapOn(t, p, action.Locator{ID: "search"})
+	p.InputText("compact toaster")
+	s := look(t, p)
+
+	tap := action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: "Compact Toaster"}})
+	input := action.Input.MustCall(&action.InputParams{Value: "x", Locate: &action.Locator{Prompt: "Compact Toaster"}})
+	for _, tc := range []struct {
+		name     string
+		call     action.Call
+		editable bool
+	}{
+		{"tap", tap, false},
+		{"input", input, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := tc.call.Locators()[0].Locator
+			e, err := locate.Find(s, *l)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, s.Text())
+			}
+			if e.Flags.Editable != tc.editable {
+				t.Errorf("%s found %s %s %q, want editable=%v\n%s", tc.name, e.ID, e.Type, e.Text, tc.editable, s.Text())
+			}
+		})
+	}
+	tapOn(t, p, *tap.Locators()[0].Locator)
+	st, err := p.State("com.apex.shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prod, _ := st["product"].(map[string]any); prod["name"] != "Compact Toaster" {
+		t.Errorf("the tap opened product %v, want Compact Toaster", st["product"])
+	}
+}
