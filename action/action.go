@@ -248,7 +248,7 @@ func (a *Action) resolve(ctx context.Context, env *Env, v reflect.Value) error {
 		if !f.locator || f.deferred {
 			continue
 		}
-		l := locatorAt(v.FieldByIndex(f.index))
+		l := f.locatorIn(v)
 		if l == nil {
 			continue // an optional locator left out
 		}
@@ -282,6 +282,16 @@ func pointTarget(ctx context.Context, env *Env, l Locator) Target {
 		}
 	}
 	return t
+}
+
+// locatorIn returns the Locator the params struct v holds in field f, nil
+// for a nil *Locator, marked when it names a text field.
+func (f *fieldPlan) locatorIn(v reflect.Value) *Locator {
+	l := locatorAt(v.FieldByIndex(f.index))
+	if l != nil && f.focused {
+		l.field = true
+	}
+	return l
 }
 
 // locatorAt returns the Locator a field holds, or nil for a nil *Locator.

@@ -158,7 +158,7 @@ func (c Call) Locators() []LocatorRef {
 		}
 		refs = append(refs, LocatorRef{
 			LocatorField: f.locatorField(),
-			Locator:      locatorAt(pv.Elem().FieldByIndex(f.index)),
+			Locator:      f.locatorIn(pv.Elem()),
 		})
 	}
 	return refs

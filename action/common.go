@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -109,12 +110,12 @@ var (
 
 	Input = Define("Input", "Type text into a text field. By default the field's text is replaced.",
 		func(ctx context.Context, env *Env, p *InputParams) error {
-			el, err := focus(ctx, env, p.Locate)
+			field, err := focus(ctx, env, p.Locate)
 			if err != nil {
 				return err
 			}
 			if p.Mode != "append" {
-				if err := clearField(ctx, env, el); err != nil {
+				if err := clearField(ctx, env, field); err != nil {
 					return err
 				}
 			}
@@ -126,11 +127,11 @@ var (
 
 	ClearInput = Define("ClearInput", "Delete all text in a text field.",
 		func(ctx context.Context, env *Env, p *ClearInputParams) error {
-			el, err := focus(ctx, env, p.Locate)
+			field, err := focus(ctx, env, p.Locate)
 			if err != nil {
 				return err
 			}
-			return clearField(ctx, env, el)
+			return clearField(ctx, env, field)
 		})
 
 	KeyboardPress = Define("KeyboardPress", "Press a key, e.g. Enter to submit a search.",
@@ -168,10 +169,9 @@ var (
 		})
 )
 
-// focus taps a located field so that typing goes there, and returns its
-// scene element when the resolver had one. A nil locator means the focused
-// field.
-func focus(ctx context.Context, env *Env, l *Locator) (*scene.Element, error) {
+// focus taps a located field so that typing goes there, and returns where
+// it was found. A nil locator means the focused field (nil target).
+func focus(ctx context.Context, env *Env, l *Locator) (*Target, error) {
 	if l == nil {
 		return nil, nil
 	}
@@ -179,20 +179,69 @@ func focus(ctx context.Context, env *Env, l *Locator) (*scene.Element, error) {
 	if err := env.Driver.Tap(ctx, t.Point); err != nil {
 		return nil, fmt.Errorf("focus %s: %w", l, err)
 	}
-	return t.Element, nil
+	return &t, nil
 }
+
+// clearRereads bounds how often clearField reads a field back and deletes
+// what is left.
+const clearRereads = 3
 
 // clearField empties the focused field: in one step when the driver can,
 // otherwise by pressing delete once per character of the field's known
 // text, or defaultClearPresses times when the text is unknown.
-func clearField(ctx context.Context, env *Env, el *scene.Element) error {
+//
+// The known text is the Scene's, which can lag behind the field (a
+// keyboard still committing the last characters, runs of spaces the Scene
+// collapses): a field found on screen is read back, and as long as it
+// still shows the start of the text it held, or that text and more, what
+// is left is deleted too. A field that shows something else is empty and
+// shows its hint; one whose text stops changing cannot be emptied by
+// delete (its caret is not at the end) and is left for the step's check
+// to judge.
+func clearField(ctx context.Context, env *Env, field *Target) error {
 	if c, ok := extension[TextClearer](env.Driver); ok {
 		return c.ClearText(ctx)
 	}
-	n := defaultClearPresses
-	if el != nil && !el.Flags.Password {
-		n = utf8.RuneCountInString(el.Text)
+	var el *scene.Element
+	if field != nil {
+		el = field.Element
 	}
+	if el == nil || el.Flags.Password {
+		// A password's dots may not be one per character: delete plenty.
+		return deletes(ctx, env, defaultClearPresses)
+	}
+	known := el.Text
+	if err := deletes(ctx, env, utf8.RuneCountInString(known)); err != nil {
+		return err
+	}
+	last := known
+	for range clearRereads {
+		left, ok := reread(ctx, env, field.Point)
+		if !ok || left == "" || left == last || !strings.HasPrefix(known, left) && !strings.HasPrefix(left, known) {
+			return nil
+		}
+		if err := deletes(ctx, env, utf8.RuneCountInString(left)); err != nil {
+			return err
+		}
+		last = left
+	}
+	return nil
+}
+
+// reread is the text of the field at p on a fresh look at the screen; ok is
+// false when there is no resolver or no editable element there.
+func reread(ctx context.Context, env *Env, p device.Point) (string, bool) {
+	if env.Resolver == nil {
+		return "", false
+	}
+	t, err := env.Resolver.Resolve(ctx, Locator{Point: &p})
+	if err != nil || t.Element == nil || !t.Element.Flags.Editable {
+		return "", false
+	}
+	return t.Element.Text, true
+}
+
+func deletes(ctx context.Context, env *Env, n int) error {
 	for i := 0; i < n; i++ {
 		if err := env.Driver.PressKey(ctx, device.KeyDelete); err != nil {
 			return fmt.Errorf("clear field (delete %d of %d): %w", i+1, n, err)

@@ -48,6 +48,9 @@ type Locator struct {
 
 	// indexSet records that JSON gave "index", even 0.
 	indexSet bool
+	// field is set on the locator of a param declared `locator:"focused"`:
+	// it names a text field to type into (see NamesField).
+	field bool
 	// target is filled by Action.Run once the locator is resolved.
 	target *Target
 }
@@ -95,6 +98,13 @@ func (l *Locator) Target() Target {
 	}
 	return *l.target
 }
+
+// NamesField reports whether the locator names a text field to type into
+// (the param is declared `locator:"focused"`, as Input's is): a Resolver
+// prefers editable elements for it, and elements that are not editable
+// for every other locator (a tap on "Compact Toaster" means the product,
+// not the search field that holds the words just typed).
+func (l Locator) NamesField() bool { return l.field }
 
 // Resolved reports whether the locator has been found on screen.
 func (l *Locator) Resolved() bool { return l != nil && l.target != nil }

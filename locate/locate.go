@@ -37,6 +37,10 @@ type AmbiguousError struct {
 	Rule       string    // which rule matched them: "exact text", "text contains", …
 	How        Exactness // how exactly that rule matched
 	Candidates []scene.Element
+	// SetAside are elements that matched as well but are not of the kind
+	// the locator wants (see action.Locator.NamesField); Why says so.
+	SetAside []scene.Element
+	Why      string
 }
 
 func (e *AmbiguousError) Error() string {
@@ -51,6 +55,16 @@ func (e *AmbiguousError) Error() string {
 			b.WriteString("; ")
 		}
 		b.WriteString(describe(c))
+	}
+	if len(e.SetAside) > 0 {
+		fmt.Fprintf(&b, " (also matched, %s: ", e.Why)
+		for i, c := range e.SetAside {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(describe(c))
+		}
+		b.WriteByte(')')
 	}
 	b.WriteString(": say which with index: N (0 is the first), an id (e.g. {id: " + e.Candidates[0].ID + "}) or more exact text")
 	return b.String()
@@ -199,10 +213,15 @@ func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 		if pass == 0 && q.typeHint == "" {
 			continue
 		}
+		// The first rule's hits that are all of the kind the locator does
+		// not want (fields for a tap), kept while later rules look for
+		// the kind it does.
+		var aside []scene.Element
+		var asideRule rule
 		for _, r := range rules {
 			var hits []scene.Element
 			for _, e := range visible {
-				if q.typ != "" && !strings.EqualFold(e.Type, q.typ) {
+				if e.Part != "" && !r.byID || q.typ != "" && !strings.EqualFold(e.Type, q.typ) {
 					continue
 				}
 				if pass == 0 && !typeMatches(e, q.typeHint) {
@@ -212,13 +231,74 @@ func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 					hits = append(hits, e)
 				}
 			}
-			if len(hits) > 0 {
+			if len(hits) == 0 {
+				continue
+			}
+			wanted, other := byKind(hits, l.NamesField())
+			switch {
+			case q.indexSet || q.index > 0 || q.last:
+				// An index counts every match, of either kind.
+				e, err := pick(l, q, r, hits)
+				return e, r.how, err
+			case len(wanted) > 0:
+				e, err := pick(l, q, r, wanted)
+				return e, r.how, setAside(err, append(aside, other...), l.NamesField())
+			case aside == nil && (l.NamesField() || typing(other)) && r.how < Loose:
+				// Only fields match so far, and one is being typed into:
+				// the words just typed are not what a tap means, if a
+				// later rule finds something else.
+				aside, asideRule = other, r
+				continue
+			case aside == nil:
 				e, err := pick(l, q, r, hits)
 				return e, r.how, err
 			}
 		}
+		if aside != nil {
+			e, err := pick(l, q, asideRule, aside)
+			return e, asideRule.how, err
+		}
 	}
 	return scene.Element{}, 0, notFound(s, l, q)
+}
+
+// byKind splits hits into those of the kind a locator wants (editable when
+// it names a field, not editable otherwise) and the others.
+func byKind(hits []scene.Element, field bool) (wanted, other []scene.Element) {
+	for _, e := range hits {
+		if e.Flags.Editable == field {
+			wanted = append(wanted, e)
+		} else {
+			other = append(other, e)
+		}
+	}
+	return wanted, other
+}
+
+// typing reports whether one of the fields is focused: its text is what
+// the user is typing.
+func typing(fields []scene.Element) bool {
+	for _, e := range fields {
+		if e.Flags.Focused {
+			return true
+		}
+	}
+	return false
+}
+
+// setAside adds to an ambiguity error the matches passed over for their
+// kind, so its list says why they are not among the candidates.
+func setAside(err error, aside []scene.Element, field bool) error {
+	var amb *AmbiguousError
+	if len(aside) == 0 || !errors.As(err, &amb) {
+		return err
+	}
+	amb.SetAside = aside
+	amb.Why = "text fields, passed over for a target that is not one"
+	if field {
+		amb.Why = "not text fields, passed over for a field to type into"
+	}
+	return amb
 }
 
 // pick chooses among the hits of one rule: by containment, then by index; otherwise the hits are ambiguous.

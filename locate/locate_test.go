@@ -212,3 +212,58 @@ func FuzzPrompt(f *testing.F) {
 		_ = err
 	})
 }
+
+// TestFieldsAndTaps: a tap's target is not the text field that matches as
+// well (or better, while it is being typed into); a field's locator
+// prefers the field; an ambiguity error names the field it passed over.
+func TestFieldsAndTaps(t *testing.T) {
+	typed := el("e1", "input", "Trail shoes", "", "com.apex.shop:id/search", 40, 100, 900, 200, true)
+	typed.Flags.Focused = true
+	idle := typed
+	idle.Flags.Focused = false
+	one := &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{typed,
+		el("e2", "item", "Trail shoes · $59", "", "", 0, 300, 1080, 400, true)}}
+	hint := &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{idle,
+		el("e2", "item", "Trail shoes · $59", "", "", 0, 300, 1080, 400, true)}}
+	two := &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{typed,
+		el("e2", "button", "Trail shoes", "", "", 0, 300, 1080, 400, true),
+		el("e3", "button", "Trail shoes", "", "", 0, 500, 1080, 600, true)}}
+	tapOf := func(p string) action.Locator {
+		return *action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: p}}).Locators()[0].Locator
+	}
+	fieldOf := func(p string) action.Locator {
+		return *action.Input.MustCall(&action.InputParams{Value: "x", Locate: &action.Locator{Prompt: p}}).Locators()[0].Locator
+	}
+	cases := []struct {
+		name  string
+		scene *scene.Scene
+		loc   action.Locator
+		want  string
+	}{
+		{"tap passes over the field being typed", one, tapOf("Trail shoes"), "e2"},
+		{"tap takes an idle field that matches best", hint, tapOf("Trail shoes"), "e1"},
+		{"input takes the field", one, fieldOf("Trail shoes"), "e1"},
+		{"input prefers the field over a closer label", two, fieldOf("Trail shoes"), "e1"},
+		{"an index counts fields too", two, tapOf("Trail shoes").WithIndex(0), "e1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := Find(tc.scene, tc.loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.ID != tc.want {
+				t.Errorf("found %s %q, want %s", e.ID, e.Text, tc.want)
+			}
+		})
+	}
+	_, err := Find(two, tapOf("Trail shoes"))
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) {
+		t.Fatalf("err = %v, want an ambiguity between e2 and e3", err)
+	}
+	if len(amb.Candidates) != 2 || len(amb.SetAside) != 1 || amb.SetAside[0].ID != "e1" ||
+		!strings.Contains(err.Error(), "also matched, text fields, passed over for a target that is not one: e1 input") {
+		t.Errorf("candidates %v, set aside %v: %v", amb.Candidates, amb.SetAside, err)
+	}
+}

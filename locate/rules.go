@@ -14,6 +14,9 @@ type rule struct {
 	name  string
 	how   Exactness
 	match func(scene.Element) bool
+	// byID is set for rules that match a resource id: only they see the
+	// parts of a Scene (texts their rows already say).
+	byID bool
 }
 
 func compile(l action.Locator) *query {
@@ -52,7 +55,7 @@ func rulesFor(q *query) []rule {
 	if q.text == "" {
 		if q.typ != "" || q.typeHint != "" {
 			hint := q.typeHint
-			return []rule{{"type", Exact, func(e scene.Element) bool { return hint == "" || typeMatches(e, hint) }}}
+			return []rule{{"type", Exact, func(e scene.Element) bool { return hint == "" || typeMatches(e, hint) }, false}}
 		}
 		return nil
 	}
@@ -61,20 +64,20 @@ func rulesFor(q *query) []rule {
 	idForm := strings.ReplaceAll(nt, " ", "_")
 	short := utf8.RuneCountInString(nt) < 2 && isASCII(nt)
 	rules := []rule{
-		{"exact text", Exact, func(e scene.Element) bool { return e.Text == t }},
-		{"exact description", Exact, func(e scene.Element) bool { return e.Desc == t }},
-		{"text or description ignoring case", IgnoringCase, func(e scene.Element) bool { return norm(e.Text) == nt || norm(e.Desc) == nt }},
-		{"resource id", Exact, func(e scene.Element) bool { return e.ResourceID != "" && entryName(e.ResourceID) == idForm }},
+		{"exact text", Exact, func(e scene.Element) bool { return e.Text == t }, false},
+		{"exact description", Exact, func(e scene.Element) bool { return e.Desc == t }, false},
+		{"text or description ignoring case", IgnoringCase, func(e scene.Element) bool { return norm(e.Text) == nt || norm(e.Desc) == nt }, false},
+		{"resource id", Exact, func(e scene.Element) bool { return e.ResourceID != "" && entryName(e.ResourceID) == idForm }, true},
 	}
 	if short {
 		return rules
 	}
 	rules = append(rules,
-		rule{"text contains", Contained, func(e scene.Element) bool { return strings.Contains(norm(e.Text), nt) }},
-		rule{"description contains", Contained, func(e scene.Element) bool { return strings.Contains(norm(e.Desc), nt) }},
+		rule{"text contains", Contained, func(e scene.Element) bool { return strings.Contains(norm(e.Text), nt) }, false},
+		rule{"description contains", Contained, func(e scene.Element) bool { return strings.Contains(norm(e.Desc), nt) }, false},
 		rule{"resource id contains", Contained, func(e scene.Element) bool {
 			return e.ResourceID != "" && strings.Contains(entryName(e.ResourceID), idForm)
-		}},
+		}, true},
 	)
 	if words := strings.Fields(nt); len(words) > 1 {
 		rules = append(rules, rule{"all words", Loose, func(e scene.Element) bool {
@@ -85,7 +88,7 @@ func rulesFor(q *query) []rule {
 				}
 			}
 			return true
-		}})
+		}, false})
 	}
 	return rules
 }
@@ -120,7 +123,7 @@ func structuredRules(q *query) []rule {
 	for level := range 3 {
 		rules = append(rules, rule{names[level], Exactness(level), func(e scene.Element) bool {
 			return id(e, level) && field(q.text2, e.Text, level) && field(q.desc, descOf(e), level)
-		}})
+		}, q.strictID != ""})
 	}
 	return rules
 }

@@ -40,7 +40,9 @@ func FromSource(data []byte, opts *Options) (*Scene, error) {
 //     or a description. Layout wrappers vanish; the text inside a
 //     clickable container without its own text becomes that container's
 //     text ("Wireless earbuds · $29.99"), so one element says what tapping
-//     it means;
+//     it means. An absorbed node with a resource id of its own stays
+//     addressable as a part of that element (Element.Part), left out of
+//     Text;
 //  3. lists (RecyclerView, ListView, ScrollView, UITableView, …) keep the
 //     items on screen and say what is cut in their Note ("+12 items below").
 //
@@ -67,6 +69,7 @@ func Build(t *Tree, opts *Options) *Scene {
 		s.Package = appName(t.Root)
 	}
 	s.Empty = !hasApp(kept)
+	s.Keyboard = b.keyboard
 	fit(s, kept)
 	s.Stats = Stats{NodesIn: t.Nodes, ElementsOut: len(s.Elements), BytesIn: t.Bytes, BytesOut: len(s.Text())}
 	return s
@@ -91,6 +94,7 @@ type builder struct {
 	ignoreHidden, sawHidden bool
 	screen                  Rect
 	cands                   []*cand
+	keyboard                bool // a soft keyboard is on screen
 }
 
 // cand is a node on its way to becoming an element.
@@ -98,11 +102,12 @@ type cand struct {
 	el          Element
 	pkg         string
 	interactive bool
-	parts       []string // text absorbed from non-interactive descendants
-	descParts   []string // descriptions absorbed, shown after the text
-	list        *listCut // set for list containers
-	tier        int      // drop order under the budget: lower goes first
-	seq         int      // document order, to break ties
+	parts       []string  // text absorbed from non-interactive descendants
+	descParts   []string  // descriptions absorbed, shown after the text
+	inner       []Element // absorbed nodes with a resource id: kept as parts
+	list        *listCut  // set for list containers
+	tier        int       // drop order under the budget: lower goes first
+	seq         int       // document order, to break ties
 }
 
 // listCut counts the items a list holds beyond what is on screen.
@@ -162,7 +167,13 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 		}
 	}
 	if n.Package != "" {
+		if n.Package != c.pkg && isIME(n.Package) {
+			b.keyboard = true
+		}
 		c.pkg = n.Package
+	}
+	if b.xcui && n.Class == "XCUIElementTypeKeyboard" {
+		b.keyboard = true
 	}
 	if !c.system {
 		c.system = isSystemBar(n, c.pkg, r, b.screen)
@@ -202,6 +213,15 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 			c.absorber.parts = append(c.absorber.parts, truncRunes(text, maxPartRunes))
 		} else {
 			c.absorber.descParts = append(c.absorber.descParts, truncRunes(desc, maxPartRunes))
+		}
+		if addressable(n.ResourceID) {
+			// The row says this text; its resource id must still answer
+			// (a script's {id: quantity}), so it stays, as a part.
+			c.absorber.inner = append(c.absorber.inner, Element{
+				Type: elementType(n, f, false), Text: strings.Clone(text), Desc: strings.Clone(desc),
+				ResourceID: strings.Clone(n.ResourceID), Class: strings.Clone(n.Class), Bounds: r, Flags: f,
+				Source: "tree", Confidence: 1, System: c.system,
+			})
 		}
 	case !interactive && !isList && c.owner != nil && repeats(c.owner, text, desc):
 		// The label of a cell or button said again by a text inside it.
@@ -437,6 +457,12 @@ func repeats(owner *cand, text, desc string) bool {
 	return in(text) && in(desc)
 }
 
+// addressable reports whether a resource id names a node a script can
+// address: present and not an obfuscated placeholder.
+func addressable(id string) bool {
+	return id != "" && !strings.HasSuffix(id, "resource_name_obfuscated")
+}
+
 // isControlClass reports whether a class is a control even when the
 // source does not flag it clickable.
 func isControlClass(class string) bool {
@@ -488,7 +514,7 @@ func foreground(cs []*cand) string {
 	count := map[string]int{}
 	best, bestN := "", 0
 	for _, c := range cs {
-		if c.pkg == "" || c.pkg == systemUI || strings.Contains(c.pkg, "inputmethod") || c.el.System {
+		if c.pkg == "" || c.pkg == systemUI || isIME(c.pkg) || c.el.System {
 			continue
 		}
 		count[c.pkg]++
@@ -497,6 +523,17 @@ func foreground(cs []*cand) string {
 		}
 	}
 	return best
+}
+
+// isIME reports whether an Android package is a soft keyboard (Gboard,
+// AOSP, Samsung, SwiftKey, Sogou, iFlytek, Baidu, QQ pinyin…).
+func isIME(pkg string) bool {
+	for _, k := range []string{"inputmethod", "honeyboard", "swiftkey", "keyboard", "com.baidu.input", "qqpinyin"} {
+		if strings.Contains(pkg, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // appName is the name of the first XCUIElementTypeApplication.

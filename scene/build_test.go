@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apexagent/apex/ocr"
+	"github.com/google/go-cmp/cmp"
 )
 
 func mustScene(t testing.TB, data []byte, budget int) *Scene {
@@ -71,6 +74,12 @@ func TestBuildShopResults(t *testing.T) {
 		t.Errorf("toolbar order %d %d %d in %q", i, j, k, order)
 	}
 	for i, e := range s.Elements {
+		if e.Part != "" {
+			if !strings.HasPrefix(e.ID, e.Part+".") {
+				t.Errorf("part %s of %s", e.ID, e.Part)
+			}
+			continue
+		}
 		if e.ID != "e"+itoa(i+1) {
 			t.Fatalf("element %d has id %s", i, e.ID)
 		}
@@ -167,7 +176,7 @@ func TestBudgetAlwaysHolds(t *testing.T) {
 	// and controls remain.
 	s := mustScene(t, data, 900)
 	for _, e := range s.Elements {
-		if !e.Control() {
+		if !e.Control() && e.Part == "" {
 			t.Errorf("budget 900 kept non-interactive %s %q while dropping: %s", e.Type, e.Text, s.Dropped)
 		}
 	}
@@ -232,4 +241,40 @@ func TestLooksVolatile(t *testing.T) {
 			t.Errorf("looksVolatile(%q) = %v; want %v", s, got, want)
 		}
 	}
+}
+
+// TestPartsKeepResourceIDs: a text with a resource id that its row absorbs
+// stays in Elements as a part of the row (id "eN.k"), out of Text, and
+// follows its row through Fuse's renumbering and the budget's cuts.
+func TestPartsKeepResourceIDs(t *testing.T) {
+	data := readFile(t, "../examples/shop-results.xml")
+	check := func(name string, s *Scene) map[string]string {
+		t.Helper()
+		ids := map[string]string{} // part's resource id → its row's text
+		for _, e := range s.Elements {
+			if e.Part == "" {
+				continue
+			}
+			row, ok := s.Element(e.Part)
+			if !ok || !strings.HasPrefix(e.ID, e.Part+".") || !contains(row.Bounds, e.Bounds) {
+				t.Errorf("%s: part %s of %s (%+v) is not inside its row", name, e.ID, e.Part, row)
+			}
+			if strings.Contains(s.Text(), e.ID+" ") {
+				t.Errorf("%s: Text shows part %s", name, e.ID)
+			}
+			ids[shortID(e.ResourceID)+"="+e.Text] = row.Text
+		}
+		return ids
+	}
+	s := mustScene(t, data, DefaultBudget)
+	parts := check("built", s)
+	if row, ok := parts["price=$79.99"]; !ok || !strings.Contains(row, "$79.99") {
+		t.Fatalf("no price part in a row that says it: %v", parts)
+	}
+	fused := Fuse(s, &ocr.Result{Width: 1080, Height: 2400, Lines: []ocr.Line{line("Hello", 0.9, 10, 2300, 200, 2350)}}, nil)
+	if d := cmp.Diff(parts, check("fused", fused)); d != "" {
+		t.Errorf("Fuse changed the parts (-built +fused):\n%s", d)
+	}
+	tight := mustScene(t, data, 900)
+	check("budget 900", tight)
 }

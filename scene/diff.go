@@ -9,11 +9,14 @@ import (
 
 // Fingerprint identifies a screen: two Scenes of the same screen have the
 // same fingerprint even when the status-bar clock, battery level or
-// notification icons changed. It hashes the app, the screen size and each
-// element's type, resource id, text, description, checked/selected/
-// enabled state and position (to 16 units), leaving out system-bar
-// elements and masking the digits of text that looks like a clock or a
-// percentage ("12:45", "87%").
+// notification icons changed. It hashes the app, the screen size, whether
+// a soft keyboard shows, and each element's type, resource id, text (a
+// field's text too), description, checked/selected/enabled/focused state
+// and position (to 16 units), leaving out system-bar elements and parts
+// (their rows carry their text) and masking the digits of text that looks
+// like a clock or a percentage ("12:45", "87%"). Focusing a field or
+// typing into it is a new screen; a caret blinking is not (no source
+// shows it).
 func (s *Scene) Fingerprint() string {
 	h := sha256.New()
 	var b []byte
@@ -22,11 +25,14 @@ func (s *Scene) Fingerprint() string {
 	b = strconv.AppendInt(b, int64(s.Width), 10)
 	b = append(b, 'x')
 	b = strconv.AppendInt(b, int64(s.Height), 10)
+	if s.Keyboard {
+		b = append(b, "|keyboard"...)
+	}
 	b = append(b, '\n')
 	for i := range s.Elements {
 		e := &s.Elements[i]
-		if e.System {
-			continue
+		if e.System || e.Part != "" {
+			continue // a part's text is in its row's
 		}
 		b = append(b, e.Type...)
 		b = append(b, '|')
@@ -41,7 +47,7 @@ func (s *Scene) Fingerprint() string {
 			b = append(b, ',')
 		}
 		f := e.Flags
-		for _, on := range [...]bool{f.Checked, f.Selected, f.Disabled, f.Editable, f.Clickable, f.Scrollable} {
+		for _, on := range [...]bool{f.Checked, f.Selected, f.Disabled, f.Editable, f.Clickable, f.Scrollable, f.Focused} {
 			if on {
 				b = append(b, '1')
 			} else {
@@ -129,7 +135,8 @@ func (d Delta) Empty() bool {
 }
 
 // Diff says what appeared, disappeared and changed from a to b, ignoring
-// ids (they are renumbered per Scene) and system-bar elements. Elements
+// ids (they are renumbered per Scene), system-bar elements and parts (a
+// part changes with its row's text). Elements
 // are matched first when identical, then by type, resource id and text
 // (a moved or toggled element), then by type and resource id (an element
 // whose text changed, like a counter).
@@ -193,7 +200,7 @@ func nonSystem(s *Scene) []Element {
 	}
 	out := make([]Element, 0, len(s.Elements))
 	for _, e := range s.Elements {
-		if !e.System {
+		if !e.System && e.Part == "" { // a part changes with its row
 			out = append(out, e)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -51,10 +52,20 @@ func Fuse(s *Scene, res *ocr.Result, opts *FuseOptions) *Scene {
 		minConf = 0.5
 	}
 	out := *s
-	out.Elements = make([]Element, len(s.Elements))
-	copy(out.Elements, s.Elements)
 	if res == nil {
+		out.Elements = slices.Clone(s.Elements)
 		return &out
+	}
+	// Parts (texts their rows say) take no OCR line: they go back to their
+	// rows, renumbered with them.
+	out.Elements = make([]Element, 0, len(s.Elements))
+	parts := map[string][]Element{}
+	for _, e := range s.Elements {
+		if e.Part != "" {
+			parts[e.Part] = append(parts[e.Part], e)
+		} else {
+			out.Elements = append(out.Elements, e)
+		}
 	}
 	sx, sy := 1.0, 1.0
 	if s.Width > 0 && s.Height > 0 && res.Width > 0 && res.Height > 0 {
@@ -96,7 +107,7 @@ func Fuse(s *Scene, res *ocr.Result, opts *FuseOptions) *Scene {
 			hidden++
 			continue
 		}
-		kept = append(kept, &cand{el: e, tier: fuseTier(&e), seq: len(kept)})
+		kept = append(kept, &cand{el: e, inner: parts[e.ID], tier: fuseTier(&e), seq: len(kept)})
 	}
 	for _, e := range added {
 		kept = append(kept, &cand{el: e, tier: fuseTier(&e), seq: len(kept)})

@@ -56,6 +56,11 @@ type Element struct {
 	// System marks status- and navigation-bar elements (clock, battery,
 	// back/home): volatile, ignored by Fingerprint, dropped first.
 	System bool `json:"system,omitempty"`
+	// Part is set on a text with a resource id of its own that its row
+	// absorbed ("e5" for the row e5; the part's id is then "e5.1"): its row's
+	// text already says it, so Text leaves it out, but a locator by resource
+	// id finds it and a check reads its own text.
+	Part string `json:"part,omitempty"`
 }
 
 // Stats says how much pruning removed.
@@ -75,6 +80,11 @@ type Scene struct {
 	// Empty is set when the source had nothing but system UI or no nodes at
 	// all, so callers can fall back to OCR.
 	Empty bool `json:"empty,omitempty"`
+	// Keyboard is set when the source shows a soft keyboard: an input
+	// method's window (Android dumps of all windows) or an
+	// XCUIElementTypeKeyboard (iOS). Android's dump of the active window
+	// alone does not show it; there the focused field says typing goes on.
+	Keyboard bool `json:"keyboard,omitempty"`
 	// Dropped summarises, in one line, what the budget cut ("" when nothing).
 	Dropped string `json:"dropped,omitempty"`
 	Stats   Stats  `json:"stats"`

@@ -33,6 +33,9 @@ func (s *Scene) Text() string {
 	b.Grow(s.textLen())
 	s.header(&b)
 	for i := range s.Elements {
+		if s.Elements[i].Part != "" {
+			continue
+		}
 		s.Elements[i].line(&b, s.Package)
 		b.WriteByte('\n')
 	}
@@ -76,6 +79,9 @@ func (s *Scene) header(b *strings.Builder) {
 	if s.Package != "" {
 		b.WriteString(" app=")
 		b.WriteString(s.Package)
+	}
+	if s.Keyboard {
+		b.WriteString(" keyboard")
 	}
 	if s.Empty {
 		b.WriteString(" empty (no app elements in the UI tree)")
@@ -227,13 +233,20 @@ func fit(s *Scene, kept []*cand) {
 		s.Dropped = droppedLine(counts, n, s.Budget)
 	}
 	s.Elements = make([]Element, 0, len(kept))
+	var parts []Element
 	for i, c := range kept {
 		if dropped[i] {
 			continue
 		}
 		c.el.ID = "e" + itoa(len(s.Elements)+1)
 		s.Elements = append(s.Elements, c.el)
+		for j, p := range c.inner {
+			p.ID, p.Part = c.el.ID+"."+itoa(j+1), c.el.ID
+			parts = append(parts, p)
+		}
 	}
+	// Parts follow the elements a model reads, so e1…eN stay the lines of Text.
+	s.Elements = append(s.Elements, parts...)
 }
 
 func kindOf(c *cand) string {

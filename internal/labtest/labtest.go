@@ -31,3 +31,15 @@ func Android(t testing.TB, opts lab.Options) (*lab.Device, *android.Driver) {
 	t.Cleanup(func() { d.Close() })
 	return dev, d
 }
+
+// App starts one Android phone, as Android does, with the app pkg in front.
+func App(t testing.TB, pkg string) (*lab.Device, *android.Driver) {
+	t.Helper()
+	dev, d := Android(t, lab.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := d.LaunchApp(ctx, pkg); err != nil {
+		t.Fatal(err)
+	}
+	return dev, d
+}
