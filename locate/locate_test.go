@@ -267,3 +267,16 @@ func TestFieldsAndTaps(t *testing.T) {
 		t.Errorf("candidates %v, set aside %v: %v", amb.Candidates, amb.SetAside, err)
 	}
 }
+
+// TestFocusedFieldByID: a field being typed into is still the element its
+// own id names, not a control whose id merely contains it.
+func TestFocusedFieldByID(t *testing.T) {
+	field := el("e1", "input", "secret", "", "com.apex.login:id/password", 40, 100, 900, 200, true)
+	field.Flags.Focused = true
+	sc := &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{field,
+		el("e2", "button", "Forgot password?", "", "com.apex.login:id/forgot_password", 0, 300, 1080, 400, true)}}
+	e, err := Find(sc, action.Locator{ID: "password"})
+	if err != nil || e.ID != "e1" {
+		t.Fatalf("{id: password} found %s (%v), want the focused field e1", e.ID, err)
+	}
+}
