@@ -236,8 +236,9 @@ func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 			}
 			wanted, other := byKind(hits, l.NamesField())
 			switch {
-			case q.indexSet || q.index > 0 || q.last:
-				// An index counts every match, of either kind.
+			case q.indexSet || q.index > 0 || q.last || r.byID && aside == nil:
+				// An index counts every match, of either kind; a resource
+				// id names its element whatever its kind.
 				e, err := pick(l, q, r, hits)
 				return e, r.how, err
 			case len(wanted) > 0:

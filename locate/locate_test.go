@@ -228,6 +228,10 @@ func TestFieldsAndTaps(t *testing.T) {
 	two := &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{typed,
 		el("e2", "button", "Trail shoes", "", "", 0, 300, 1080, 400, true),
 		el("e3", "button", "Trail shoes", "", "", 0, 500, 1080, 600, true)}}
+	pw := el("e1", "input", "••••", "", "com.apex.login:id/password", 40, 100, 900, 200, true)
+	pw.Flags.Focused = true
+	ids := &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{pw,
+		el("e2", "button", "Forgot password?", "", "com.apex.login:id/forgot_password", 0, 300, 1080, 400, true)}}
 	tapOf := func(p string) action.Locator {
 		return *action.Tap.MustCall(&action.TapParams{Locate: action.Locator{Prompt: p}}).Locators()[0].Locator
 	}
@@ -245,6 +249,8 @@ func TestFieldsAndTaps(t *testing.T) {
 		{"input takes the field", one, fieldOf("Trail shoes"), "e1"},
 		{"input prefers the field over a closer label", two, fieldOf("Trail shoes"), "e1"},
 		{"an index counts fields too", two, tapOf("Trail shoes").WithIndex(0), "e1"},
+		{"a resource id names the field being typed", ids, action.Locator{ID: "password"}, "e1"},
+		{"a resource id prompt names it too", ids, action.Locator{Prompt: "password"}, "e1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
