@@ -244,11 +244,10 @@ func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 			case len(wanted) > 0:
 				e, err := pick(l, q, r, wanted)
 				return e, r.how, setAside(err, append(aside, other...), l.NamesField())
-			case aside == nil && l.ID == "" && (l.NamesField() || typing(other)) && r.how < Loose:
+			case aside == nil && (l.NamesField() || typing(other)) && r.how < Loose:
 				// Only fields match so far, and one is being typed into:
 				// the words just typed are not what a tap means, if a
-				// later rule finds something else. (An id is not typed
-				// text: a field named by its id is that field.)
+				// later rule finds something else.
 				aside, asideRule = other, r
 				continue
 			case aside == nil:
