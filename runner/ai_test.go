@@ -180,7 +180,10 @@ func TestAITapByModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != store.StatusPassed || m.calls != 1 {
+	// One call, or one more when the screen changed between the model's
+	// answer and the tap (the engine never acts on a screen the answer
+	// was not about; on a busy machine a banner may move meanwhile).
+	if res.Status != store.StatusPassed || m.calls < 1 || m.calls > 2 {
 		t.Fatalf("status %s (%s), %d model calls", res.Status, res.Reason, m.calls)
 	}
 	if _, act := dev.Phone.Foreground(); act != ".CartActivity" {
