@@ -59,7 +59,7 @@ func stepPrompts(sc *scene.Scene) map[string]*llm.Request {
 	st := Step{ID: 6, Call: action.Input.MustCall(&action.InputParams{Value: "wireless noise cancelling headphones", Locate: &field})}
 	return map[string]*llm.Request{
 		"planner":   plannerRequest("Find the cheapest wireless noise cancelling headphones with at least four stars and add two to the cart", sc, progress, action.ForPlatform(device.Android)),
-		"executor":  executorRequest(st, "no element matches \"the search field at the top of the page\"", sc, progress),
+		"executor":  executorRequest(st, "no element matches \"the search field at the top of the page\"", "", sc, progress),
 		"validator": validatorRequest(`"Cart (2)" shown`, sc),
 		"query":     queryRequest("What is the price of the first result?", QueryNumber, sc),
 	}

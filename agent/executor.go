@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -31,7 +32,10 @@ type execution struct {
 	Fingerprint string          `json:"fingerprint"`
 	Ms          int64           `json:"ms"`
 	Error       string          `json:"error,omitempty"`
-	err         error
+	// Choice is the model's pick among the candidates of an ambiguous
+	// target, and what it chose from.
+	Choice *choice `json:"choice,omitempty"`
+	err    error
 	// check is the state the step must leave (its expected state, or the
 	// field reading what was typed); rec is the engine's record of the
 	// step, with the check's verdict.
@@ -71,7 +75,6 @@ func idempotencyKey(taskID string, st Step) string {
 
 // resolveOpts are how recovery changes the executor's strategy.
 type resolveOpts struct {
-	anyMatch bool // another locator: take the best of several matches
 	noCache  bool
 	progress string // the compressed context, for the model
 }
@@ -130,14 +133,14 @@ func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scen
 			x.cache.drop(stepText(st), ex.Fingerprint)
 		}
 	}
-	found, rerr := ruleTargets(call, sc, ro.anyMatch)
+	found, rerr := ruleTargets(call, sc)
 	if errors.Is(rerr, action.ErrNotFound) && x.model == nil {
 		// A label drawn inside an image or a custom view: the trust
 		// checks had no reason to read the pixels, this miss does. (With
 		// a model, the model is asked instead: reading the whole screen
 		// first would slow every step it resolves.)
 		if read, ok := x.obs.readAll(ctx, sc); ok {
-			if f, err := ruleTargets(call, read, ro.anyMatch); err == nil {
+			if f, err := ruleTargets(call, read); err == nil {
 				sc, found, rerr = read, f, nil
 			}
 		}
@@ -192,7 +195,7 @@ type found struct {
 // ruleTargets finds the elements of call's locator params without a
 // model. A focused field left out is the focused text field, or the only
 // one.
-func ruleTargets(call action.Call, sc *scene.Scene, anyMatch bool) ([]found, error) {
+func ruleTargets(call action.Call, sc *scene.Scene) ([]found, error) {
 	refs := call.Locators()
 	var out []found
 	for _, r := range refs {
@@ -204,7 +207,7 @@ func ruleTargets(call action.Call, sc *scene.Scene, anyMatch bool) ([]found, err
 		if r.Locator == nil {
 			el, err = focusedField(sc)
 		} else {
-			el, err = ruleTarget(sc, *r.Locator, anyMatch)
+			el, err = ruleTarget(sc, *r.Locator)
 		}
 		if err != nil {
 			if len(refs) > 1 {
@@ -236,34 +239,38 @@ func focusedField(sc *scene.Scene) (scene.Element, error) {
 }
 
 // ruleTarget finds one locator in sc; of several matches it takes the one
-// that reads exactly as the locator says, or the only control, or (with
-// anyMatch) the first of those.
-func ruleTarget(sc *scene.Scene, l action.Locator, anyMatch bool) (scene.Element, error) {
+// that reads exactly as the locator says, or the only control. It never
+// picks by position: otherwise the error is an *locate.AmbiguousError
+// listing the candidates, cleaned of duplicates and OCR noise.
+func ruleTarget(sc *scene.Scene, l action.Locator) (scene.Element, error) {
 	e, err := locate.Find(sc, l)
 	var amb *locate.AmbiguousError
-	if errors.As(err, &amb) {
-		words := locatorWords(l)
-		var exact, controls []scene.Element
-		for _, c := range amb.Candidates {
-			if exactly(c, words) {
-				exact = append(exact, c)
-			}
-			if c.Control() {
-				controls = append(controls, c)
-			}
+	if !errors.As(err, &amb) {
+		return e, err
+	}
+	cands := candidates(amb.Candidates)
+	if len(cands) == 1 {
+		return cands[0], nil
+	}
+	words := locatorWords(l)
+	var exact, controls []scene.Element
+	for _, c := range cands {
+		if exactly(c, words) {
+			exact = append(exact, c)
 		}
-		switch {
-		case len(exact) == 1:
-			return exact[0], nil
-		case len(controls) == 1:
-			return controls[0], nil
-		case anyMatch && len(exact) > 0:
-			return exact[0], nil
-		case anyMatch && len(controls) > 0:
-			return controls[0], nil
+		if c.Control() {
+			controls = append(controls, c)
 		}
 	}
-	return e, err
+	switch {
+	case len(exact) == 1:
+		return exact[0], nil
+	case len(controls) == 1:
+		return controls[0], nil
+	}
+	clean := *amb
+	clean.Candidates = cands
+	return scene.Element{}, &clean
 }
 
 // locatorWords is what a locator says to find, in words: its prompt, text,
@@ -309,7 +316,12 @@ func sameElement(a scene.Element, b *scene.Element) bool {
 // screen list and the tool of the step's action, and may answer with
 // another action of the space.
 func (x *executor) byModel(ctx context.Context, ex *execution, st Step, sc *scene.Scene, why error, progress string) (action.Call, error) {
-	resp, err := x.model.complete(ctx, executorRequest(st, why.Error(), sc, progress))
+	var amb *locate.AmbiguousError
+	cands := ""
+	if errors.As(why, &amb) {
+		cands = candidateList(sc, amb)
+	}
+	resp, err := x.model.complete(ctx, executorRequest(st, why.Error(), cands, sc, progress))
 	if err != nil {
 		return action.Call{}, fmt.Errorf("rules could not find the target (%v) and the model failed: %w", why, err)
 	}
@@ -335,14 +347,26 @@ func (x *executor) byModel(ctx context.Context, ex *execution, st Step, sc *scen
 		return action.Call{}, fmt.Errorf("executor model: %w", err)
 	}
 	ex.Via = "model"
-	// Remember the element the model picked, for the cache and the record.
+	// Remember the element the model picked, for the cache and the record;
+	// of an ambiguous target it must be one of the candidates.
 	for _, r := range call.Locators() {
-		if r.Locator != nil && !r.Locator.IsZero() {
-			if e, err := locate.Find(sc, *r.Locator); err == nil {
-				ex.Element = &e
-			}
-			break
+		if r.Locator == nil || r.Locator.IsZero() {
+			continue
 		}
+		e, err := locate.Find(sc, *r.Locator)
+		if err == nil {
+			ex.Element = &e
+		}
+		if amb != nil {
+			if err != nil || !slices.ContainsFunc(amb.Candidates, func(c scene.Element) bool { return c.ID == e.ID }) {
+				return action.Call{}, fmt.Errorf("the executor model chose %s, not one of the candidates: %w", r.Locator, why)
+			}
+			ex.Choice = &choice{Chosen: brief(e)}
+			for _, c := range amb.Candidates {
+				ex.Choice.Candidates = append(ex.Choice.Candidates, brief(c))
+			}
+		}
+		break
 	}
 	return call, nil
 }

@@ -37,7 +37,7 @@ func TestPromptGolden(t *testing.T) {
 	progress := `done 1: ok Input(value: "demo", locate: "Username")` + "\nleft: Tap(locate: \"the blue button\")"
 	reqs := map[string]string{
 		"planner":   promptText(plannerRequest("Sign in as demo with password apex123", sc, "", action.ForPlatform(device.Android))),
-		"executor":  promptText(executorRequest(Step{ID: 2, Call: tapOn(action.Tap, "the blue button")}, "no element matches", sc, progress)),
+		"executor":  promptText(executorRequest(Step{ID: 2, Call: tapOn(action.Tap, "the blue button")}, "no element matches", "", sc, progress)),
 		"validator": promptText(validatorRequest("the user is signed in", sc)),
 		"query":     promptText(queryRequest("Is remember me ticked?", QueryBoolean, sc)),
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -50,6 +52,7 @@ type orchestrator struct {
 	replans   int
 	started   time.Time
 	cur       *scene.Scene // the settled screen the last step ended on
+	start     *scene.Scene // the screen the task started on
 	planErr   error
 }
 
@@ -84,7 +87,7 @@ func (o *orchestrator) run(ctx context.Context) (status, reason string) {
 		return o.fatal(ctx, err)
 	}
 	o.app = sc.Package
-	o.cur = sc
+	o.cur, o.start = sc, sc
 	o.trc.start(ctx, sc)
 	o.state(ctx, "PLANNING")
 	steps, err := o.planner.plan(ctx, o.bus, o.task.Goal, sc, "")
@@ -99,7 +102,7 @@ func (o *orchestrator) run(ctx context.Context) (status, reason string) {
 	o.steps = steps
 	for i := 0; i < len(o.steps); i++ {
 		st := o.steps[i]
-		res, why := o.runStep(ctx, st)
+		res, why, final := o.runStep(ctx, i)
 		switch res {
 		case event.StatusOK:
 			o.done++
@@ -116,6 +119,11 @@ func (o *orchestrator) run(ctx context.Context) (status, reason string) {
 		}
 		if errors.Is(errorOf(why), device.ErrOffline) {
 			return Failed, why
+		}
+		if final {
+			// A re-plan would only repeat the steps before this one.
+			o.state(ctx, "FAILED")
+			return Failed, fmt.Sprintf("step %d (%s) failed: %s", st.ID, stepText(st), why)
 		}
 		next, stop := o.replan(ctx, i, st, why)
 		if stop != "" {
@@ -226,12 +234,17 @@ func (o *orchestrator) publishVerdict(ctx context.Context, st Step, c *check.Che
 	o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvVerdict, verdictEvent{Step: st.ID, Check: c, Verdict: v, Phase: phase}, status, v.Confidence)
 }
 
-// runStep runs one step with at most MaxRetries retries. It returns
-// StatusOK, StatusReview or StatusFailed with the reason.
-func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
+// runStep runs step i with at most MaxRetries retries. It returns
+// StatusOK, StatusReview or StatusFailed with the reason; final is set
+// when no re-plan can help: a check that does not hold (the actions
+// before it did what they could), or an ambiguous target with no model to
+// choose.
+func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, final bool) {
+	st := o.steps[i]
 	tried := map[string]bool{}
+	heldFirst := false // the expected state held at the step's first attempt
 	ro := resolveOpts{progress: o.progress(o.done)}
-	crashed := ""
+	crash := ""
 	for attempt := 0; ; attempt++ {
 		// The screen the last step settled on is this step's start.
 		sc := o.cur
@@ -239,25 +252,39 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 		if sc == nil || attempt > 0 {
 			var err error
 			if sc, err = o.observe(ctx, true, fmt.Sprintf("step %d attempt %d", st.ID, attempt)); err != nil {
-				return event.StatusFailed, err.Error()
+				return event.StatusFailed, err.Error(), false
 			}
 		}
 		// Idempotency: an expected state that already holds exactly means
 		// the step's effect is there; doing it again would be a bug. Only
 		// what is seen counts: absence (notExists) may be a dialog covering
-		// the target, and a changed layout cannot hold before acting.
+		// the target, and a changed layout cannot hold before acting. And
+		// only the goal state counts: not text in a field (the user's own
+		// typing), nor a state an earlier step of this task may have made —
+		// a first attempt skips only what held when the task began, a retry
+		// only what this step's earlier attempt made. A step that sets its
+		// own target's state (turn "Wi-Fi" off) skips whenever it holds.
 		if c := st.Expected; c != nil && !st.Call.IsZero() && c.Kind != check.LayoutChanged && c.Kind != check.NotExists {
-			if v := judge(c, nil, sc); v.Pass && v.Confidence >= 1 {
+			v := judge(c, nil, goalScene(c, sc))
+			held := v.Pass && v.Confidence >= 1
+			switch {
+			case setsState(st):
+			case attempt == 0:
+				heldFirst = held
+				held = held && holds(c, o.start)
+			default:
+				held = held && !heldFirst
+			}
+			if held {
 				o.publishVerdict(ctx, st, c, v, "pre")
 				o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvSkipped,
 					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, event.StatusOK, v.Confidence)
 				o.state(ctx, stepState(st, "SKIPPED"))
 				o.summarize(ctx, st, "= already")
 				o.cur = sc
-				return event.StatusOK, ""
+				return event.StatusOK, "", false
 			}
 		}
-		var why string
 		var execErr error
 		var signals []event.Signal
 		after := sc
@@ -272,13 +299,13 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			v = o.modelJudge(ctx, c, after, v)
 			o.publishVerdict(ctx, st, c, v, "check")
 			if v.Review {
-				return event.StatusReview, v.Evidence
+				return event.StatusReview, v.Evidence, false
 			}
 			if v.sure() {
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
 				o.cur = after
-				return event.StatusOK, ""
+				return event.StatusOK, "", false
 			}
 			why = v.Evidence
 			signals = o.trc.poll(ctx, after, 0)
@@ -287,7 +314,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			loopKey := stepText(st) + "@" + sc.Fingerprint()
 			o.runs[loopKey]++
 			if o.runs[loopKey] > maxLoop {
-				return event.StatusFailed, fmt.Sprintf("loop: %s ran %d times on the same screen", stepText(st), maxLoop)
+				return event.StatusFailed, fmt.Sprintf("loop: %s ran %d times on the same screen", stepText(st), maxLoop), false
 			}
 			key := idempotencyKey(o.id, st)
 			o.bus.publish(ctx, event.RoleOrchestrator, event.RoleExecutor, event.EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, event.StatusInfo, 0)
@@ -298,7 +325,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			}
 			o.bus.publish(ctx, event.RoleExecutor, event.RoleOrchestrator, event.EvActed, ex, status, 0)
 			if ctx.Err() != nil {
-				return event.StatusFailed, ctx.Err().Error()
+				return event.StatusFailed, ctx.Err().Error(), false
 			}
 			o.state(ctx, stepState(st, "EXECUTED"))
 			if ex.rec != nil && ex.rec.After != nil && !engine.Fatal(ctx, ex.rec.Err) {
@@ -308,7 +335,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			} else if a, err := o.observe(ctx, true, fmt.Sprintf("after step %d", st.ID)); err == nil {
 				after = a
 			} else {
-				return event.StatusFailed, err.Error()
+				return event.StatusFailed, err.Error(), false
 			}
 			signals = o.trc.poll(ctx, after, time.Duration(ex.Ms)*time.Millisecond)
 			o.publishSignals(ctx, signals)
@@ -321,9 +348,19 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			if c != nil {
 				v = o.modelJudge(ctx, c, after, verdictOf(ex.rec))
 			}
+			if !v.sure() && !v.Review && o.borrowed(i) && !crashed(signals...) && !leftApp(sc, after) {
+				// The state is the next step's check: the action did its part
+				// when the screen changed (and the app neither crashed nor
+				// vanished), and a state that does not hold fails that check,
+				// not this action.
+				lc := &check.Check{Kind: check.LayoutChanged}
+				if cv := judge(lc, sc, after); cv.sure() {
+					c, v = lc, verdict(true, cv.Confidence, "%s; step %d checks %s", cv.Evidence, st.ID+1, st.Expected)
+				}
+			}
 			o.publishVerdict(ctx, st, c, v, "post")
 			if v.Review {
-				return event.StatusReview, v.Evidence
+				return event.StatusReview, v.Evidence, false
 			}
 			if v.sure() {
 				if (ex.Via == "rule" || ex.Via == "model") && ex.Element != nil {
@@ -334,7 +371,7 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 				o.state(ctx, stepState(st, "VALIDATED"))
 				o.summarize(ctx, st, "ok")
 				o.cur = after
-				return event.StatusOK, ""
+				return event.StatusOK, "", false
 			}
 			if ex.Via == "cache" {
 				o.exec.cache.drop(stepText(st), ex.Fingerprint)
@@ -343,24 +380,34 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 			why = v.Evidence
 		}
 		if ctx.Err() != nil {
-			return event.StatusFailed, ctx.Err().Error()
+			return event.StatusFailed, ctx.Err().Error(), false
 		}
 		for _, sg := range signals {
-			if sg.Kind == event.SigCrash || sg.Kind == event.SigANR {
-				crashed = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
+			if crashed(sg) {
+				crash = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
 			}
 		}
-		why = crashed + why
+		why = crash + why
+		var amb *locate.AmbiguousError
+		final := st.Call.IsZero() || (errors.As(execErr, &amb) && o.exec.model == nil)
 		if attempt >= MaxRetries {
 			o.failedAt[stepText(st)] = after.Fingerprint()
 			o.summarize(ctx, st, "FAIL")
-			return event.StatusFailed, why
+			return event.StatusFailed, why, final
 		}
 		strategy, target := chooseStrategy(st, after, signals, execErr, tried, o.app)
+		if st.Call.IsZero() && strategy != StratDismiss {
+			// A check only looks: waiting or re-planning repeats nothing
+			// that could make it hold, only a popup over it may hide it.
+			strategy = ""
+		}
 		if strategy == "" {
 			o.failedAt[stepText(st)] = after.Fingerprint()
 			o.summarize(ctx, st, "FAIL")
-			return event.StatusFailed, why + " (no recovery strategy left)"
+			if final {
+				return event.StatusFailed, why, true
+			}
+			return event.StatusFailed, why + " (no recovery strategy left)", false
 		}
 		tried[strategy] = true
 		re := retryEvent{Step: st.ID, Attempt: attempt + 1, Strategy: strategy, Reason: why, Signals: signals, Target: target}
@@ -372,14 +419,82 @@ func (o *orchestrator) runStep(ctx context.Context, st Step) (string, string) {
 	}
 }
 
+// leftApp reports whether the app of before vanished to the home screen
+// in after (a crash whose log line the tracer has not read yet).
+func leftApp(before, after *scene.Scene) bool {
+	return after.Package != before.Package && strings.Contains(after.Package, "launcher")
+}
+
+// crashed reports whether any of signals is an app's crash or ANR.
+func crashed(signals ...event.Signal) bool {
+	for _, sg := range signals {
+		if sg.Kind == event.SigCrash || sg.Kind == event.SigANR {
+			return true
+		}
+	}
+	return false
+}
+
 func (o *orchestrator) publishSignals(ctx context.Context, signals []event.Signal) {
 	for _, s := range signals {
 		status := event.StatusInfo
-		if s.Kind == event.SigCrash || s.Kind == event.SigANR {
+		if crashed(s) {
 			status = event.StatusFailed
 		}
 		o.bus.publish(ctx, event.RoleTracer, event.RoleOrchestrator, event.EvSignal, s, status, 1)
 	}
+}
+
+// borrowed reports whether step i's expected state is the check of the
+// step after it (the rule planner lends an action the check that follows
+// it, so it can be skipped when that state already holds).
+func (o *orchestrator) borrowed(i int) bool {
+	st := o.steps[i]
+	if st.Expected == nil || st.Call.IsZero() || i+1 >= len(o.steps) {
+		return false
+	}
+	next := o.steps[i+1]
+	return next.Call.IsZero() && next.Expected != nil && reflect.DeepEqual(*next.Expected, *st.Expected)
+}
+
+// setsState reports whether st sets the checked state of the element it
+// acts on: its expectation is that element's (un)checked state.
+func setsState(st Step) bool {
+	c := st.Expected
+	if c == nil || (c.Kind != check.Checked && c.Kind != check.NotChecked) {
+		return false
+	}
+	l, ok := stepLocator(st)
+	return ok && reflect.DeepEqual(l, c.Target)
+}
+
+// goalScene is sc as evidence of a goal state: without editable fields,
+// whose text may be what the user just typed, unless the check names
+// that field.
+func goalScene(c *check.Check, sc *scene.Scene) *scene.Scene {
+	g := *sc
+	g.Elements = make([]scene.Element, 0, len(sc.Elements))
+	for _, e := range sc.Elements {
+		if !e.Flags.Editable || namesField(c.Target, e) {
+			g.Elements = append(g.Elements, e)
+		}
+	}
+	return &g
+}
+
+// namesField reports whether l names the field e by an id.
+func namesField(l action.Locator, e scene.Element) bool {
+	id := strings.TrimPrefix(l.ID, "id:")
+	return id != "" && (id == e.ID || id == e.ResourceID || strings.HasSuffix(e.ResourceID, "/"+id))
+}
+
+// holds reports whether c held exactly on sc, as goal state.
+func holds(c *check.Check, sc *scene.Scene) bool {
+	if sc == nil {
+		return false
+	}
+	v := judge(c, nil, goalScene(c, sc))
+	return v.Pass && v.Confidence >= 1
 }
 
 // timeout is how long the step's expected state may take to hold.
@@ -472,7 +587,7 @@ func (o *orchestrator) recover(ctx context.Context, strategy, target string, st 
 		}
 		return o.act(ctx, action.Scroll.MustCall(&action.ScrollParams{Direction: "down", UntilVisible: &l}), s)
 	case StratLocator:
-		ro.anyMatch, ro.noCache = true, true
+		ro.noCache = true
 		return nil
 	case StratWait:
 		return o.act(ctx, action.Sleep.MustCall(&action.SleepParams{Ms: recoveryWait}), s)

@@ -49,13 +49,20 @@ func plannerRequest(goal string, sc *scene.Scene, progress string, space *action
 
 // executorRequest asks for the step's call with its locators found; the
 // model is offered the tool of the step's action.
-func executorRequest(st Step, why string, sc *scene.Scene, progress string) *llm.Request {
+// An ambiguous target's candidates (cands, one a line) are listed for
+// the model to choose from.
+func executorRequest(st Step, why, cands string, sc *scene.Scene, progress string) *llm.Request {
 	a := st.Call.Action
 	user := "Step: " + stepText(st) + "\n"
 	if progress != "" {
 		user += "Progress: " + progress + "\n"
 	}
-	user += fmt.Sprintf("Rules could not resolve the target: %s\nScreen:\n%s", truncate(why, 200), screenMark)
+	if cands != "" {
+		user += "The target matches several elements; choose the one the step means by its id, or answer {\"error\":\"…\"} when none is meant:\nCandidates:\n" + cands
+	} else {
+		user += fmt.Sprintf("Rules could not resolve the target: %s\n", truncate(why, 200))
+	}
+	user += "Screen:\n" + screenMark
 	return withScreen(&llm.Request{
 		Messages: []llm.Message{{Role: "system", Text: executorSystem}, {Role: "user", Text: user}},
 		Tools:    []llm.Tool{{Name: a.Name(), Description: a.Description(), Schema: a.SchemaJSON()}},

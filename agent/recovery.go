@@ -19,7 +19,7 @@ const (
 	StratRelaunch = "relaunch_app"    // the app crashed: start it again
 	StratDismiss  = "dismiss_popup"   // a dialog covers the screen: close it
 	StratScroll   = "scroll_first"    // the target is not on screen: scroll to it
-	StratLocator  = "another_locator" // several matches, or a stale cached one: resolve afresh
+	StratLocator  = "another_locator" // a stale cached target: resolve afresh, without the cache
 	StratWait     = "wait"            // the screen may be slow: wait, then look again
 )
 
@@ -62,10 +62,12 @@ func dismissControl(s *scene.Scene, st Step) (scene.Element, bool) {
 // choose picks the next strategy from the latest Scene, the tracer's
 // signals and why the attempt failed. The rules are ordered by how much
 // they explain: a crash first, then a popup, then a missing target, then
-// ambiguity, then slowness.
+// slowness. An ambiguous target has none: no strategy may pick one of its
+// candidates by position (the executor's model chooses, or the step fails
+// naming them).
 func chooseStrategy(st Step, s *scene.Scene, signals []event.Signal, execErr error, tried map[string]bool, app string) (strategy, target string) {
 	for _, sg := range signals {
-		if (sg.Kind == event.SigCrash || sg.Kind == event.SigANR) && !tried[StratRelaunch] && sg.App != "" {
+		if crashed(sg) && !tried[StratRelaunch] && sg.App != "" {
 			return StratRelaunch, sg.App
 		}
 	}
@@ -81,8 +83,8 @@ func chooseStrategy(st Step, s *scene.Scene, signals []event.Signal, execErr err
 	want := stepTarget(st)
 	notFound := execErr != nil && errors.Is(execErr, action.ErrNotFound)
 	var amb *locate.AmbiguousError
-	if execErr != nil && errors.As(execErr, &amb) && !tried[StratLocator] {
-		return StratLocator, want
+	if execErr != nil && errors.As(execErr, &amb) {
+		return "", ""
 	}
 	if notFound && want != "" && !tried[StratScroll] && scrollable(s) {
 		return StratScroll, want

@@ -22,7 +22,9 @@ type UnderstandError struct {
 func (e *UnderstandError) Error() string {
 	return fmt.Sprintf("the rule planner could not understand sentence %d of %d: %q; write steps as "+
 		`tap "X", type "V" into "X", long press "X", scroll down to "X", wait for "X", go back, open "App", `+
-		`check "X" exists / does not exist / reads "V" / is checked (中文: 点击“X”，在“X”输入“V”，确认出现“X”), `+
+		`turn on "X" / turn "X" off / enable "X" / make sure "X" is on, `+
+		`check "X" exists / does not exist / reads "V" / is checked (中文: 点击“X”，在“X”输入“V”，打开“X”，关闭“X”，启动“App”，确认出现“X”); `+
+		"see docs/goals.md for every form, "+
 		"or configure a model (APEX_MODEL_BASE_URL, APEX_MODEL_NAME, APEX_MODEL_API_KEY)",
 		e.Index, e.Count, e.Sentence)
 }
@@ -111,7 +113,28 @@ func tapOn(a *action.Action, target string) action.Call {
 }
 
 // quotes pairs the opening and closing marks of quoted text.
-var quotes = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '‘': '’'}
+var quotes = map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』', '‘': '’', '«': '»', '\'': '\''}
+
+// opens reports whether rs[i] opens a quote, and its closing mark. A
+// straight single quote inside a word is an apostrophe ("don't"), not a
+// quote.
+func opens(rs []rune, i int) (rune, bool) {
+	c, ok := quotes[rs[i]]
+	if ok && rs[i] == '\'' && i > 0 && isWordRune(rs[i-1]) {
+		return 0, false
+	}
+	return c, ok
+}
+
+// closes reports whether rs[i] closes the quote that closing ends.
+func closes(rs []rune, i int, closing rune) bool {
+	if rs[i] != closing {
+		return false
+	}
+	return closing != '\'' || i+1 == len(rs) || !isWordRune(rs[i+1])
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // splitSentences cuts a goal at , ; . and their Chinese forms (outside
 // quotes) and at "then"/然后, dropping connectors.
@@ -129,12 +152,12 @@ func splitSentences(goal string) []string {
 	for i, r := range rs {
 		if closing != 0 {
 			cur.WriteRune(r)
-			if r == closing {
+			if closes(rs, i, closing) {
 				closing = 0
 			}
 			continue
 		}
-		if c, ok := quotes[r]; ok {
+		if c, ok := opens(rs, i); ok {
 			closing = c
 			cur.WriteRune(r)
 			continue
@@ -225,9 +248,10 @@ func maskQuotesRaw(s string) (string, []string, []string) {
 	var texts, raw []string
 	var closing, opening rune
 	var cur strings.Builder
-	for _, r := range s {
+	rs := []rune(s)
+	for i, r := range rs {
 		if closing != 0 {
-			if r == closing {
+			if closes(rs, i, closing) {
 				closing = 0
 				texts = append(texts, cur.String())
 				raw = append(raw, string(opening)+cur.String()+string(r))
@@ -238,7 +262,7 @@ func maskQuotesRaw(s string) (string, []string, []string) {
 			cur.WriteRune(r)
 			continue
 		}
-		if c, ok := quotes[r]; ok {
+		if c, ok := opens(rs, i); ok {
 			closing, opening = c, r
 			continue
 		}
@@ -284,6 +308,18 @@ func touch(a *action.Action) func(m map[string]string) ruleStep {
 	return func(m map[string]string) ruleStep {
 		return ruleStep{Step: Step{Call: tapOn(a, m["t"])}, touch: true}
 	}
+}
+
+// turn sets the switch or checkbox T to a state: a tap on it that expects
+// the state, so a T already in that state is not tapped (the orchestrator
+// checks a tap's own target's state before acting).
+func turn(m map[string]string) ruleStep {
+	kind := check.NotChecked
+	switch strings.ToLower(m["s"]) {
+	case "on", "enable", "tick", "check the box", "打开", "开启", "勾选":
+		kind = check.Checked
+	}
+	return ruleStep{Step: Step{Call: tapOn(action.Tap, m["t"]), Expected: &check.Check{Kind: kind, Target: check.ParseTarget(m["t"])}}}
 }
 
 func longPress(m map[string]string) ruleStep {
@@ -344,11 +380,19 @@ func waitUntil(m map[string]string) ruleStep {
 
 var num = `(?P<n>-?\d+(?:\.\d+)?)`
 
+// control is what may follow a switch's name: the kind of control it is.
+const control = `(?: (?:switch|toggle|setting|option|checkbox))?`
+
 // English patterns; the check patterns also serve Assert goals without a
 // leading verb.
 var enActions = []pattern{
 	pat(`(?:tap|click|press|select|choose|hit|touch)(?: on)?(?: the)? T(?: (?:button|item|icon|link|tab|entry|option|checkbox|switch|toggle))?`, touch(action.Tap)),
-	pat(`(?:toggle|switch|check the box|tick)(?: on| off)?(?: the)? T(?: (?:switch|checkbox|toggle))?(?: on| off)?`, touch(action.Tap)),
+	pat(`(?:turn|switch|toggle|set) (?P<s>on|off)(?: the)? T`+control, turn),
+	pat(`(?:turn|switch|toggle|set)(?: the)? T`+control+` (?:to )?(?P<s>on|off)`, turn),
+	pat(`(?P<s>enable|disable)(?: the)? T`+control, turn),
+	pat(`(?:make sure|ensure)(?: that)?(?: the)? T`+control+` is (?:turned |switched )?(?P<s>on|off)`, turn),
+	pat(`(?P<s>tick|untick|check the box)(?: the)? T`+control, turn),
+	pat(`(?:toggle|switch)(?: the)? T`+control, touch(action.Tap)),
 	pat(`double[- ]?(?:tap|click)(?: on)?(?: the)? T`, touch(action.DoubleTap)),
 	pat(`long[- ]?(?:press|tap|click)(?: on)?(?: the)? T`, longPress),
 	pat(`(?:type|enter|input|write|fill in) V(?: (?:into|in|on|to)(?: the)? T(?: (?:field|box|input))?)?`, input),
@@ -384,12 +428,13 @@ var enChecks = []pattern{
 
 var zhActions = []pattern{
 	pat(`(?:点击|点一下|点|轻触|轻点|单击|选择|按下)(?:一下)?T(?:按钮|图标|选项|开关)?`, touch(action.Tap)),
-	pat(`(?:打开|关闭|勾选|取消勾选)T(?:开关|复选框)`, touch(action.Tap)),
-	pat(`(?:勾选|取消勾选)T`, touch(action.Tap)),
+	pat(`(?P<s>打开|开启|关闭)T(?:开关|复选框|选项)?`, turn),
+	pat(`(?P<s>勾选|取消勾选)T(?:复选框|选项)?`, turn),
 	pat(`双击T`, touch(action.DoubleTap)),
 	pat(`长按T`, longPress),
 	pat(`(?:在T(?:中|里|内|框中|框里|框内)?|向T)?(?:输入|键入|填写|填入)V`, input),
-	pat(`(?:打开|启动|进入)(?:应用)?T(?:应用)?`, open),
+	pat(`(?:启动|进入|打开应用)T(?:应用)?`, open),
+	pat(`(?:打开|启动|进入)T应用`, open),
 	pat(`(?:返回|后退|按返回键|返回上一页)`, key(action.Back)),
 	pat(`(?:回到主屏幕|返回主屏幕|回到桌面|返回桌面|主屏幕|按主页键)`, key(action.Home)),
 	pat(`(?:按|按下)(?P<k>回车|确认|搜索)键?`, func(m map[string]string) ruleStep {

@@ -3,6 +3,9 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/apexagent/apex/action"
@@ -175,5 +178,51 @@ func TestPlanRulesNotUnderstood(t *testing.T) {
 	}
 	if _, err := PlanRules("  "); err == nil {
 		t.Error("empty goal: no error")
+	}
+}
+
+// TestGoalForms plans every example of docs/goals.md's tables and compares
+// the steps with the table's third column: the document is the test.
+func TestGoalForms(t *testing.T) {
+	doc, err := os.ReadFile("../docs/goals.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowRE := regexp.MustCompile("^\\| ([^|]+) \\| `([^`]+)` \\| `([^`]+)` \\|$")
+	rows := 0
+	for _, line := range strings.Split(string(doc), "\n") {
+		m := rowRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		rows++
+		form, goal, want := m[1], m[2], m[3]
+		t.Run(form, func(t *testing.T) {
+			steps, err := PlanRules(goal)
+			if want == "needs a model" {
+				var ue *UnderstandError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "APEX_MODEL_BASE_URL") {
+					t.Fatalf("PlanRules(%q) = %v, %v; want an UnderstandError naming what to set", goal, steps, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("PlanRules(%q): %v", goal, err)
+			}
+			var got []string
+			for _, st := range steps {
+				s := stepText(st)
+				if !st.Call.IsZero() && st.Expected != nil {
+					s += " → " + st.Expected.String()
+				}
+				got = append(got, s)
+			}
+			if d := cmp.Diff(want, strings.Join(got, "; ")); d != "" {
+				t.Errorf("PlanRules(%q) (-want +got):\n%s", goal, d)
+			}
+		})
+	}
+	if rows < 60 {
+		t.Fatalf("docs/goals.md has %d rows; its tables were not read", rows)
 	}
 }
