@@ -75,8 +75,11 @@ func TestAmbiguityModelChooses(t *testing.T) {
 	if res.Status != agent.Done {
 		t.Fatalf("status %s: %s\nasked: %q\n%s", res.Status, res.Reason, asked, dump(res.Events))
 	}
-	if len(asked) != 1 {
-		t.Fatalf("the model was asked %d times, want once: %q", len(asked), asked)
+	// Once; twice when the results list changed between the answer and
+	// the tap (the engine does not act on a screen the answer was not
+	// about) — never more.
+	if len(asked) < 1 || len(asked) > 2 {
+		t.Fatalf("the model was asked %d times, want once (twice if the screen moved): %q", len(asked), asked)
 	}
 	for _, name := range []string{"Classic Noise Cancelling Headphones", "Deluxe Noise Cancelling Headphones"} {
 		if !strings.Contains(asked[0], name) {

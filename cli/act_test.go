@@ -116,8 +116,8 @@ func TestActRecordsEveryStep(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.shop", Dir: dir, Getenv: noEnv, OCR: "off",
-		Goal: `tap "Search", type "headphones"`})
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.settings", Dir: dir, Getenv: noEnv, OCR: "off",
+		Goal: `tap "Network & internet", tap "Wi-Fi"`})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -133,5 +133,5 @@ func TestActRecordsEveryStep(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %+v, %v", runs, err)
 	}
-	recordtest.Steps(t, st, runs[0].ID, `Tap(locate: "Search")`, `Input(value: "headphones")`)
+	recordtest.Steps(t, st, runs[0].ID, `Tap(locate: "Network & internet")`, `Tap(locate: "Wi-Fi")`)
 }
