@@ -8,8 +8,7 @@ import (
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/scene"
-	"github.com/apexagent/apex/sim"
+	"github.com/apexagent/apex/internal/scenetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,21 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden prompts in testdata"
 // screen: a change to a prompt shows up as a diff to review (-update
 // rewrites the files).
 func TestPromptGolden(t *testing.T) {
-	p, err := sim.NewPhone(sim.Options{Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Launch("com.apex.login"); err != nil {
-		t.Fatal(err)
-	}
-	xml, err := p.DumpUI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scene.FromSource(xml, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := scenetest.SimScene(t, "com.apex.login")
 	progress := `done 1: ok Input(value: "demo", locate: "Username")` + "\nleft: Tap(locate: \"the blue button\")"
 	reqs := map[string]string{
 		"planner":   promptText(plannerRequest("Sign in as demo with password apex123", sc, "", action.ForPlatform(device.Android))),

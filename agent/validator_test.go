@@ -5,35 +5,14 @@ import (
 
 	"github.com/apexagent/apex/check"
 	"github.com/apexagent/apex/event"
-	"github.com/apexagent/apex/scene"
-	"github.com/apexagent/apex/sim"
+	"github.com/apexagent/apex/internal/scenetest"
 )
-
-func simScene(t *testing.T, pkg string) *scene.Scene {
-	t.Helper()
-	p, err := sim.NewPhone(sim.Options{Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Launch(pkg); err != nil {
-		t.Fatal(err)
-	}
-	xml, err := p.DumpUI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scene.FromSource(xml, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
 
 // TestJudge pins how a check's result becomes a verdict: its quality is
 // the confidence, a loose match asks a person, and what cannot be decided
 // fails without a review.
 func TestJudge(t *testing.T) {
-	login := simScene(t, "com.apex.login")
+	login := scenetest.SimScene(t, "com.apex.login")
 	tests := []struct {
 		name   string
 		c      check.Check

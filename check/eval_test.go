@@ -5,30 +5,9 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/internal/scenetest"
 	"github.com/apexagent/apex/scene"
-	"github.com/apexagent/apex/sim"
 )
-
-// simScene is the Scene of a simulated app's first screen.
-func simScene(t *testing.T, pkg string) *scene.Scene {
-	t.Helper()
-	p, err := sim.NewPhone(sim.Options{Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Launch(pkg); err != nil {
-		t.Fatal(err)
-	}
-	xml, err := p.DumpUI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scene.FromSource(xml, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
 
 func el(id, typ, text, desc string, y0 int, f scene.Flags) scene.Element {
 	return scene.Element{ID: id, Type: typ, Text: text, Desc: desc, Bounds: scene.Rect{X0: 0, Y0: y0, X1: 1000, Y1: y0 + 100}, Flags: f, Source: "tree"}
@@ -52,8 +31,8 @@ var hand = &scene.Scene{Width: 1080, Height: 2400, Elements: []scene.Element{
 func p(s string) action.Locator { return action.Locator{Prompt: s} }
 
 func TestEval(t *testing.T) {
-	login := simScene(t, "com.apex.login")
-	settings := simScene(t, "com.apex.settings")
+	login := scenetest.SimScene(t, "com.apex.login")
+	settings := scenetest.SimScene(t, "com.apex.settings")
 	empty := &scene.Scene{Width: 1080, Height: 2400, Empty: true}
 	yes, no := true, false
 	tests := []struct {
@@ -155,8 +134,8 @@ func TestEvalEvidence(t *testing.T) {
 }
 
 func TestLayoutChanged(t *testing.T) {
-	login := simScene(t, "com.apex.login")
-	settings := simScene(t, "com.apex.settings")
+	login := scenetest.SimScene(t, "com.apex.login")
+	settings := scenetest.SimScene(t, "com.apex.settings")
 	c := Check{Kind: LayoutChanged}
 	if r := c.Eval(login, settings); !r.Holds() || !strings.Contains(r.Evidence, "appeared") {
 		t.Errorf("a new screen: %+v", r)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/agent"
@@ -169,16 +168,4 @@ func truncate(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-// wait blocks for d or until ctx is done.
-func wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("sleep of %v interrupted: %w", d, ctx.Err())
-	}
 }
