@@ -33,6 +33,9 @@ const maxLoop = 3
 // orchestrator owns one task's state machine and dispatches the roles. It
 // is the one place that knows where the task is.
 type orchestrator struct {
+	// crash is the last crash or ANR the tracer saw in this task; every
+	// later failure names it, re-plans included.
+	crash   string
 	rt      *Runtime
 	task    Task
 	id      string
@@ -244,7 +247,6 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 	tried := map[string]bool{}
 	heldFirst := false // the expected state held at the step's first attempt
 	ro := resolveOpts{progress: o.progress(o.done)}
-	crash := ""
 	for attempt := 0; ; attempt++ {
 		// The screen the last step settled on is this step's start.
 		sc := o.cur
@@ -384,10 +386,10 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 		}
 		for _, sg := range signals {
 			if crashed(sg) {
-				crash = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
+				o.crash = fmt.Sprintf("%s: %s (%s); ", sg.Kind, sg.App, truncate(sg.Detail, 80))
 			}
 		}
-		why = crash + why
+		why = o.crash + why
 		var amb *locate.AmbiguousError
 		final := st.Call.IsZero() || (errors.As(execErr, &amb) && o.exec.model == nil)
 		if attempt >= MaxRetries {
