@@ -106,31 +106,15 @@ func diffText(d scene.Delta, now *scene.Scene) string {
 		fmt.Fprintf(&b, "app=%s\n", app)
 	}
 	for _, e := range d.Appeared {
-		fmt.Fprintf(&b, "+ %s\n", elementLine(e))
+		fmt.Fprintf(&b, "+ %s\n", e.Line())
 	}
 	for _, e := range d.Disappeared {
-		fmt.Fprintf(&b, "- %s\n", strings.TrimPrefix(elementLine(e), e.ID+" "))
+		fmt.Fprintf(&b, "- %s\n", strings.TrimPrefix(e.Line(), e.ID+" "))
 	}
 	for _, c := range d.Changed {
-		fmt.Fprintf(&b, "~ %s (%s; was %s)\n", elementLine(c.After), strings.Join(c.Fields, ", "), strings.TrimPrefix(elementLine(c.Before), c.Before.ID+" "))
+		fmt.Fprintf(&b, "~ %s (%s; was %s)\n", c.After.Line(), strings.Join(c.Fields, ", "), strings.TrimPrefix(c.Before.Line(), c.Before.ID+" "))
 	}
 	b.WriteString("ids now refer to this observation\n")
-	return b.String()
-}
-
-// elementLine is a short description of one element.
-func elementLine(e scene.Element) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", e.ID, e.Type)
-	if e.Text != "" {
-		fmt.Fprintf(&b, " %q", e.Text)
-	}
-	if e.Desc != "" && e.Desc != e.Text {
-		fmt.Fprintf(&b, " desc=%q", e.Desc)
-	}
-	if e.ResourceID != "" {
-		fmt.Fprintf(&b, " id=%s", e.ResourceID)
-	}
 	return b.String()
 }
 
@@ -206,7 +190,7 @@ func onScreen(s *scene.Scene, e scene.Element) bool {
 
 func targetText(written string, t action.Target) string {
 	if t.Element != nil {
-		return fmt.Sprintf("%s → %s at (%d, %d)", written, elementLine(*t.Element), t.Point.X, t.Point.Y)
+		return fmt.Sprintf("%s → %s at (%d, %d)", written, t.Element.Line(), t.Point.X, t.Point.Y)
 	}
 	return fmt.Sprintf("%s → (%d, %d)", written, t.Point.X, t.Point.Y)
 }

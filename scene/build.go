@@ -245,7 +245,7 @@ func (b *builder) walk(n *Node, clip Rect, c walkCtx, root bool) {
 		next.parent = me
 		switch {
 		case isList:
-			me.el.Type = "list"
+			me.el.Type = TypeList
 			me.list = &listCut{horizontal: strings.Contains(n.Class, "Horizontal") || r.X1-r.X0 > 2*(r.Y1-r.Y0)}
 			next.items = me
 			next.forward = len(n.Children) == 1 && isWrapper(n.Children[0])
@@ -444,7 +444,7 @@ func merge(p *cand, n *Node, f Flags, text, desc string) {
 		p.el.ResourceID = strings.Clone(n.ResourceID)
 	}
 	// The inner widget says more about what it is than its frame.
-	if t := elementType(n, f, false); t != "view" && t != "button" || p.el.Type == "view" {
+	if t := elementType(n, f, false); t != TypeContainer && t != TypeButton || p.el.Type == TypeContainer {
 		p.el.Type, p.el.Class = t, strings.Clone(n.Class)
 	}
 }

@@ -26,63 +26,58 @@ func isListClass(class string) bool {
 	return false
 }
 
-// elementType names what an element is for a model: button, text, input,
-// image, checkbox, switch, radio, list, tab, web, item, slider, progress,
-// dropdown, link, key, menu, view. Class names decide first, flags next.
-// inList is set for the items of a list.
+// elementType names what an element is for a model, in the vocabulary of
+// Types, whichever platform's class it has. Class names decide first,
+// flags next. inList is set for the items of a list.
 func elementType(n *Node, f Flags, inList bool) string {
 	s := shortClass(n.Class)
 	id := strings.ToLower(n.ResourceID)
 	switch {
 	case f.Editable || strings.HasSuffix(s, "EditText") || strings.HasSuffix(s, "AutoCompleteTextView") ||
 		s == "TextField" || s == "SecureTextField" || s == "SearchField" || s == "ComboBox":
-		return "input"
+		return TypeInput
 	case strings.Contains(s, "Switch") || s == "ToggleButton" || s == "Toggle":
-		return "switch"
+		return TypeSwitch
 	case strings.Contains(s, "RadioButton"):
-		return "radio"
+		return TypeRadio
 	case strings.Contains(s, "CheckBox") || s == "CheckedTextView" && f.Checkable:
-		return "checkbox"
+		return TypeCheckbox
 	case strings.Contains(s, "WebView") || s == "WebView":
-		return "web"
+		return TypeWeb
 	case strings.Contains(s, "Tab") && s != "Table" && s != "TableRow" && s != "TableColumn" && !strings.Contains(s, "TabHost") ||
 		strings.Contains(s, "BottomNavigationItem") || strings.Contains(s, "NavigationBarItem"):
-		return "tab"
+		return TypeTab
 	case strings.Contains(s, "SeekBar") || s == "Slider" || s == "RatingBar" || s == "Stepper":
-		return "slider"
+		return TypeSlider
 	case strings.Contains(s, "ProgressBar") || s == "ProgressIndicator" || s == "ActivityIndicator":
-		return "progress"
+		return TypeProgress
 	case strings.Contains(s, "Spinner") || s == "PopUpButton" || s == "PickerWheel" || s == "Picker":
-		return "dropdown"
+		return TypeDropdown
 	case s == "Link":
-		return "link"
-	case s == "Key":
-		return "key"
-	case s == "MenuItem" || s == "MenuBarItem":
-		return "menu"
-	case s == "Cell" || s == "TableRow" || s == "OutlineRow":
-		return "item"
-	case strings.Contains(s, "Button") || s == "Chip":
-		return "button"
+		return TypeLink
+	case s == "Cell" || s == "TableRow" || s == "OutlineRow" || s == "MenuItem" || s == "MenuBarItem":
+		return TypeItem
+	case strings.Contains(s, "Button") || s == "Chip" || s == "Key":
+		return TypeButton
 	case strings.Contains(s, "Image") || s == "Icon":
 		if f.Clickable {
-			return "button"
+			return TypeButton
 		}
-		return "image"
+		return TypeImage
 	case f.Checkable:
-		return "checkbox"
+		return TypeCheckbox
 	case inList && (f.Clickable || f.LongClickable):
-		return "item"
+		return TypeItem
 	case strings.Contains(id, "tab") && f.Clickable && !strings.Contains(id, "table"):
-		return "tab"
+		return TypeTab
 	case f.Clickable || f.LongClickable:
-		return "button"
+		return TypeButton
 	case strings.Contains(s, "Text") || s == "StaticText" || n.Text != "":
-		return "text"
+		return TypeText
 	case f.Scrollable:
-		return "list"
+		return TypeList
 	case n.Desc != "":
-		return "image"
+		return TypeImage
 	}
-	return "view"
+	return TypeContainer
 }

@@ -65,6 +65,14 @@ func TestCorpusParses(t *testing.T) {
 			if len(s.Elements) == 0 {
 				t.Fatalf("no elements:\n%s", s.Text())
 			}
+			for _, e := range s.Elements {
+				if !KnownType(e.Type) {
+					t.Errorf("%s (class %s) has type %q, not one of %v", e.ID, e.Class, e.Type, Types)
+				}
+			}
+			if m := leak(s.Text()); m != "" {
+				t.Errorf("the text a model reads says %q, not the vocabulary:\n%s", m, s.Text())
+			}
 		})
 	}
 }

@@ -94,7 +94,7 @@ func Fuse(s *Scene, res *ocr.Result, opts *FuseOptions) *Scene {
 			out.Elements[i].Source = SourceBoth
 			confirmed[i] = true
 		case !duplicate(added, box, l.Text):
-			added = append(added, Element{Type: "text", Text: l.Text, Bounds: box, Source: SourceOCR,
+			added = append(added, Element{Type: TypeText, Text: l.Text, Bounds: box, Source: SourceOCR,
 				Confidence: math.Round(l.Confidence*100) / 100})
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -50,24 +48,7 @@ func TestGolden(t *testing.T) {
 				}
 				fmt.Fprintf(&b, "## budget %d: %+v fingerprint %s\n%s", budget, s.Stats, s.Fingerprint(), s.Text())
 			}
-			got := b.String()
-			golden := filepath.Join("testdata", "golden", name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./scene -run TestGolden -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("%s (-want +got):\n%s", golden, d)
-			}
+			golden(t, filepath.Join("testdata", "golden", name+".txt"), b.String())
 		})
 	}
 }

@@ -42,11 +42,11 @@ func (f Flags) Interactive() bool {
 // Element is one thing on screen a model or a locator can refer to.
 type Element struct {
 	ID         string  `json:"id"`   // e1, e2, … in reading order; valid until the screen changes
-	Type       string  `json:"type"` // button, text, input, image, checkbox, switch, list, tab, …
+	Type       string  `json:"type"` // one of Types: button, input, text, image, switch, …
 	Text       string  `json:"text,omitempty"`
 	Desc       string  `json:"desc,omitempty"`
 	ResourceID string  `json:"resource_id,omitempty"`
-	Class      string  `json:"class,omitempty"`
+	Class      string  `json:"class,omitempty"` // the platform class, for debugging; Text never shows it
 	Bounds     Rect    `json:"bounds"`
 	Flags      Flags   `json:"flags"`
 	Source     string  `json:"source"`               // "tree" or "ocr"

@@ -36,7 +36,7 @@ func (s *Scene) Text() string {
 		if s.Elements[i].Part != "" {
 			continue
 		}
-		s.Elements[i].line(&b, s.Package)
+		s.Elements[i].line(&b)
 		b.WriteByte('\n')
 	}
 	if s.Dropped != "" {
@@ -89,8 +89,16 @@ func (s *Scene) header(b *strings.Builder) {
 	b.WriteByte('\n')
 }
 
+// Line is the element's line of Text, without a newline: the one form in
+// which an element is shown to a model (MCP's diffs show elements by it).
+func (e *Element) Line() string {
+	var b strings.Builder
+	e.line(&b)
+	return b.String()
+}
+
 // line writes the element without a trailing newline.
-func (e *Element) line(b *strings.Builder, pkg string) {
+func (e *Element) line(b *strings.Builder) {
 	b.WriteString(e.ID)
 	b.WriteByte(' ')
 	b.WriteString(e.Type)
@@ -119,13 +127,12 @@ func (e *Element) line(b *strings.Builder, pkg string) {
 			b.WriteString(name)
 		}
 	}
-	plain := e.Type == "text" || e.Type == "image" || e.Type == "view" || e.Type == "list" || e.Type == "web"
-	flag(f.Clickable && plain, "clickable")
+	flag(f.Clickable && readOnly(e.Type), "clickable")
 	flag(f.LongClickable && !f.Clickable, "long-press")
 	flag(f.Checkable && f.Checked, "checked")
 	flag(f.Checkable && !f.Checked, "unchecked")
 	flag(f.Checked && !f.Checkable, "checked")
-	flag(f.Editable && e.Type != "input", "editable")
+	flag(f.Editable && e.Type != TypeInput, "editable")
 	flag(f.Scrollable, "scrollable")
 	flag(f.Selected, "selected")
 	flag(f.Focused, "focused")
@@ -148,11 +155,7 @@ func (e *Element) Control() bool {
 	if e.Flags.Interactive() {
 		return true
 	}
-	switch e.Type {
-	case "text", "image", "view", "web", "list", "progress":
-		return false
-	}
-	return e.Flags.Disabled
+	return !readOnly(e.Type) && e.Flags.Disabled
 }
 
 // shortID drops the "package:id/" prefix of an Android resource id.
@@ -202,7 +205,7 @@ func fit(s *Scene, kept []*cand) {
 	var lb strings.Builder
 	for i, c := range kept {
 		lb.Reset()
-		c.el.line(&lb, s.Package)
+		c.el.line(&lb)
 		lens[i] = lb.Len() + idWidth + 1 // the line holds an empty id; +1 for the newline
 		total += lens[i]
 	}
