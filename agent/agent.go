@@ -168,16 +168,21 @@ func (rt *Runtime) session(ctx context.Context, t Task, kind string) (*session, 
 	return s, nil
 }
 
-// model returns role's model on the session's bus, or nil offline.
+// model returns role's model on the session's bus, or nil offline or when
+// the role's tier is rules (it then works as it does offline).
 func (rt *Runtime) model(s *session, role string) (*roleModel, error) {
 	if !configured(rt.models()) {
 		return nil, nil
 	}
 	c, err := rt.models().Client(role)
+	if errors.Is(err, llm.ErrRulesOnly) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agent: %s model: %w", role, err)
 	}
-	return &roleModel{role: role, c: c, bus: s.bus, mu: &s.mu, usage: &s.usage, maxPrompt: &s.maxP}, nil
+	return &roleModel{role: role, c: c, bus: s.bus, mu: &s.mu, usage: &s.usage, maxPrompt: &s.maxP,
+		sees: llm.SeesImages(c), obs: s.obs}, nil
 }
 
 func newTaskID(runID, kind string) string {

@@ -123,7 +123,7 @@ func (rt *Runtime) Query(ctx context.Context, t Task, kind string) (any, error) 
 		return nil, err
 	}
 	raw, _ := json.Marshal(ans)
-	s.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, "answer", map[string]json.RawMessage{"answer": raw}, event.StatusOK, 1)
+	s.bus.publish(ctx, event.RoleObserver, event.RoleOrchestrator, "answer", map[string]json.RawMessage{"answer": raw}, event.StatusOK, 1)
 	rt.finish(ctx, s, Done, "")
 	return ans, nil
 }
@@ -153,14 +153,14 @@ func (rt *Runtime) query(ctx context.Context, s *session, goal, kind string) (an
 			return nil, fmt.Errorf("%w: no model is configured, and %w", ErrNeedsModel, err)
 		}
 	}
-	m, err := rt.model(s, event.RoleValidator)
+	m, err := rt.model(s, event.RoleObserver)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
 		return nil, fmt.Errorf("%w: a free-form query (aiQuery) needs one; ask for a number or string of a quoted element instead", ErrNeedsModel)
 	}
-	resp, err := m.complete(ctx, queryRequest(goal, kind, sc))
+	resp, err := m.complete(ctx, m.show(ctx, queryRequest(goal, kind, sc), sc, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -68,9 +68,13 @@ var countTokens = llm.Tokens
 
 // modelCall is the model_call event's payload.
 type modelCall struct {
-	Role         string    `json:"role"`
-	PromptTokens int       `json:"prompt_tokens"` // counted here before sending
-	Usage        llm.Usage `json:"usage"`         // as the model reported
+	Role string `json:"role"`
+	// PromptTokens are counted here before sending: the text with cl100k,
+	// pictures as llm.ImageTokens estimates them (ImageTokens of them).
+	PromptTokens int       `json:"prompt_tokens"`
+	Images       int       `json:"images,omitempty"`
+	ImageTokens  int       `json:"image_tokens,omitempty"`
+	Usage        llm.Usage `json:"usage"` // as the model reported
 	Model        string    `json:"model,omitempty"`
 	Error        string    `json:"error,omitempty"`
 }
@@ -79,6 +83,10 @@ type modelCall struct {
 type roleModel struct {
 	role string
 	c    llm.Client
+	// sees: the role is sent screenshots (llm.SeesImages); show attaches
+	// them from obs.
+	sees bool
+	obs  *observer
 	bus  *bus
 	mu   *sync.Mutex
 	// usage is the task's total; maxPrompt the largest prompt seen.
@@ -94,9 +102,16 @@ func (m *roleModel) complete(ctx context.Context, req *llm.Request) (*llm.Respon
 			return nil, fmt.Errorf("agent: %s prompt: %w (%q)", m.role, ErrRawSource, mk)
 		}
 	}
-	tokens := countTokens(text)
+	call := modelCall{Role: m.role}
+	for _, msg := range req.Messages {
+		for _, img := range msg.Images {
+			call.Images++
+			call.ImageTokens += llm.ImageTokens(img)
+		}
+	}
+	tokens := countTokens(text) + call.ImageTokens
+	call.PromptTokens = tokens
 	resp, err := m.c.Complete(llm.WithTask(ctx, m.bus.taskID), req)
-	call := modelCall{Role: m.role, PromptTokens: tokens}
 	status := event.StatusOK
 	if err != nil {
 		call.Error, status = err.Error(), event.StatusFailed
@@ -150,8 +165,8 @@ Use the screen's visible texts in locators. Do not repeat steps listed as done.
 const executorSystem = `You are the executor of a phone-automation agent. Carry out exactly the one step given by calling one tool.
 In locator params name elements by their id from the screen list, e.g. {"id":"e7"}. If you cannot call tools, or the step needs another action, answer JSON {"action":"Tap","params":{...}}.`
 
-const validatorSystem = `You are the validator of a phone-automation agent. Decide the assertion from the screen list only; never guess.
+const validatorSystem = `You are the validator of a phone-automation agent. Decide the assertion from the screen list, and from the screenshot when one is attached: judge what it shows, not exact pixels; never guess.
 Answer JSON only: {"pass":true,"confidence":0.95,"evidence":"e7 reads ..."}. confidence is how sure you are (0..1).`
 
-const querySystem = `You read a phone screen for a phone-automation agent. Answer the question from the screen list only.
+const querySystem = `You read a phone screen for a phone-automation agent. Answer the question from the screen list, and from the screenshot when one is attached.
 Answer JSON only: {"answer": ...} where answer is a %s.`

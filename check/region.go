@@ -7,9 +7,10 @@ import (
 	"github.com/apexagent/apex/scene"
 )
 
-// regionRect maps a region name to a part of the screen; any other name
+// RegionRect maps a region name to a part of the screen (top, bottom,
+// left, right, center, header, footer, dialog); any other name
 // is found as an element, whose bounds are the region.
-func regionRect(s *scene.Scene, name string) (scene.Rect, bool) {
+func RegionRect(s *scene.Scene, name string) (scene.Rect, bool) {
 	w, h := s.Width, s.Height
 	switch strings.ToLower(name) {
 	case "top":
@@ -41,7 +42,7 @@ func regions(rs []RegionText, s *scene.Scene) Result {
 	var why []string
 	q := 1.0
 	for _, r := range rs {
-		rect, ok := regionRect(s, r.Name)
+		rect, ok := RegionRect(s, r.Name)
 		if !ok {
 			return Result{Quality: absence(s), Evidence: fmt.Sprintf("region %q is not on screen", r.Name)}
 		}

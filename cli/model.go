@@ -32,16 +32,26 @@ type ModelTestOptions struct {
 
 // ModelTestResult is one endpoint's answer, shared by the roles that use it.
 type ModelTestResult struct {
-	Roles            []string `json:"roles"`
-	Provider         string   `json:"provider"`
-	Model            string   `json:"model"`
-	BaseURL          string   `json:"base_url"`
-	OK               bool     `json:"ok"`
-	LatencyMS        int64    `json:"latency_ms"`
-	PromptTokens     int      `json:"prompt_tokens"`
-	CompletionTokens int      `json:"completion_tokens"`
-	Answer           string   `json:"answer,omitempty"`
-	Error            string   `json:"error,omitempty"`
+	Roles            []string  `json:"roles"`
+	Uses             []RoleUse `json:"uses"` // how each of Roles uses the model
+	Provider         string    `json:"provider"`
+	Model            string    `json:"model"`
+	BaseURL          string    `json:"base_url"`
+	OK               bool      `json:"ok"`
+	LatencyMS        int64     `json:"latency_ms"`
+	PromptTokens     int       `json:"prompt_tokens"`
+	CompletionTokens int       `json:"completion_tokens"`
+	Answer           string    `json:"answer,omitempty"`
+	Error            string    `json:"error,omitempty"`
+}
+
+// RoleUse is how a role uses its model: at which tier, and whether it is
+// sent screenshots. A role at the rules tier calls no model.
+type RoleUse struct {
+	Role   string `json:"role"`
+	Tier   string `json:"tier,omitempty"` // "" for a role given a model of its own
+	Model  string `json:"model,omitempty"`
+	Images bool   `json:"images"`
 }
 
 func newCmdModel(env *Env) *cobra.Command {
@@ -67,8 +77,14 @@ Models are configured in the model: section of apex.yaml or with
 APEX_MODEL_BASE_URL, APEX_MODEL_NAME and APEX_MODEL_API_KEY (Midscene's
 MIDSCENE_MODEL_* and OPENAI_API_KEY / OPENAI_BASE_URL work too); a role can
 have its own with APEX_<ROLE>_MODEL_NAME / _BASE_URL / _API_KEY or
-model.roles.<role> in apex.yaml. With --image the check also sends a small
-PNG, to see that the model reads screenshots.`,
+model.roles.<role> in apex.yaml. Each role runs at a tier — strong (planner,
+recovery), vision (observer, validator), small (executor) or rules (reporter,
+tracer, orchestrator: no model) — whose model model.tiers.<tier> may give;
+a role can move with model.roles.<role>.tier. The first table says which
+model each role uses and whether it is sent screenshots (a role that reads
+the screen, with a model that reads images: a known family, or vision: true).
+With --image the check also sends a small PNG, to see that the model reads
+screenshots.`,
 		Example: `  APEX_MODEL_NAME=qwen-vl-max APEX_MODEL_PROVIDER=qwen APEX_MODEL_API_KEY=sk-… apex model test
   apex model test --role planner --config ci/apex.yaml
   apex model test --image
@@ -118,11 +134,11 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 			cfg.Roles[r] = o
 		}
 	}
-	results, err := checkModels(ctx, cfg, opts.Roles, opts.Image)
+	results, uses, err := checkModels(ctx, cfg, opts.Roles, opts.Image)
 	if err != nil {
 		return err
 	}
-	if err := printModelTest(env, results); err != nil {
+	if err := printModelTest(env, uses, results); err != nil {
 		return err
 	}
 	failed := 0
@@ -138,64 +154,80 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 }
 
 // checkModels asks each endpoint the roles use for a short answer, once
-// per endpoint, all at once.
-func checkModels(ctx context.Context, cfg *llm.Config, roles []string, withImage bool) ([]ModelTestResult, error) {
+// per endpoint, all at once. uses says how every role asked about uses its
+// model, the rules roles' included.
+func checkModels(ctx context.Context, cfg *llm.Config, roles []string, withImage bool) (results []ModelTestResult, uses []RoleUse, err error) {
 	cfg.MaxRetries = -1 // a connectivity check reports the first failure
-	groups, order, err := groupRoles(cfg, roles)
+	groups, order, uses, err := groupRoles(cfg, roles)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	results := make([]ModelTestResult, len(order))
+	results = make([]ModelTestResult, len(order))
 	var wg sync.WaitGroup
 	for i, key := range order {
 		wg.Go(func() { results[i] = pingEndpoint(ctx, cfg, groups[key], withImage) })
 	}
 	wg.Wait()
-	return results, nil
+	return results, uses, nil
 }
 
 type endpointGroup struct {
 	roles []string
+	uses  []RoleUse
 	ep    llm.Endpoint
 }
 
 // groupRoles resolves each role and groups those that call the same
 // endpoint, so each is pinged once. Roles named on the command line must
-// resolve; of the rest, those without a model are skipped.
-func groupRoles(cfg *llm.Config, only []string) (map[string]*endpointGroup, []string, error) {
+// resolve, or be at the rules tier; of the rest, those without a model
+// are skipped.
+func groupRoles(cfg *llm.Config, only []string) (map[string]*endpointGroup, []string, []RoleUse, error) {
 	roles := only
 	if len(roles) == 0 {
 		roles = cfg.RoleNames()
 	}
 	groups := map[string]*endpointGroup{}
 	var order []string
+	var uses []RoleUse
 	var firstErr error
 	for _, role := range roles {
 		ep, err := cfg.Endpoint(role)
+		if errors.Is(err, llm.ErrRulesOnly) {
+			uses = append(uses, RoleUse{Role: role, Tier: string(llm.TierRules)})
+			continue
+		}
 		if err != nil {
 			if len(only) > 0 || !errors.Is(err, llm.ErrNotConfigured) {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
+		use := RoleUse{Role: role, Tier: string(ep.Tier), Model: ep.Model, Images: ep.Images}
+		uses = append(uses, use)
 		key := strings.Join([]string{ep.Provider, ep.BaseURL, ep.Model, ep.APIKey}, "\x00")
 		if g, ok := groups[key]; ok {
 			g.roles = append(g.roles, role)
+			g.uses = append(g.uses, use)
 			continue
 		}
-		groups[key] = &endpointGroup{roles: []string{role}, ep: ep}
+		groups[key] = &endpointGroup{roles: []string{role}, uses: []RoleUse{use}, ep: ep}
 		order = append(order, key)
 	}
 	if len(order) == 0 {
-		return nil, nil, firstErr
+		if firstErr == nil {
+			firstErr = fmt.Errorf("every role asked about uses rules, no model: %s", strings.Join(roles, ", "))
+		}
+		return nil, nil, nil, firstErr
 	}
-	return groups, order, nil
+	sort.Slice(uses, func(i, j int) bool { return uses[i].Role < uses[j].Role })
+	return groups, order, uses, nil
 }
 
 func pingEndpoint(ctx context.Context, cfg *llm.Config, g *endpointGroup, withImage bool) ModelTestResult {
 	sort.Strings(g.roles)
-	r := ModelTestResult{Roles: g.roles, Provider: g.ep.Provider, Model: g.ep.Model, BaseURL: g.ep.BaseURL}
+	sort.Slice(g.uses, func(i, j int) bool { return g.uses[i].Role < g.uses[j].Role })
+	r := ModelTestResult{Roles: g.roles, Uses: g.uses, Provider: g.ep.Provider, Model: g.ep.Model, BaseURL: g.ep.BaseURL}
 	c, err := cfg.Client(g.roles[0])
 	if err == nil {
 		start := time.Now()
@@ -224,11 +256,23 @@ func pingEndpoint(ctx context.Context, cfg *llm.Config, g *endpointGroup, withIm
 	return r
 }
 
-func printModelTest(env *Env, results []ModelTestResult) error {
+func printModelTest(env *Env, uses []RoleUse, results []ModelTestResult) error {
 	if env.JSON {
 		return env.PrintJSON(results)
 	}
 	tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ROLE\tTIER\tMODEL\tSCREENSHOTS")
+	for _, u := range uses {
+		tier, model, images := cmp.Or(u.Tier, "(own)"), u.Model, "no"
+		if u.Images {
+			images = "yes"
+		}
+		if u.Tier == string(llm.TierRules) {
+			model, images = "none: rules", "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Role, tier, model, images)
+	}
+	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "ROLES\tPROVIDER\tMODEL\tENDPOINT\tLATENCY\tTOKENS\tRESULT")
 	for _, r := range results {
 		result := "ok: " + quoteShort(r.Answer)

@@ -67,8 +67,11 @@ func TestModelTestPingsEachEndpointOnce(t *testing.T) {
 	if got := models["big-model"].Roles; len(got) != 1 || got[0] != "planner" {
 		t.Errorf("big-model roles = %v, want [planner]", got)
 	}
-	if got := models["small-model"].Roles; len(got) < 7 {
-		t.Errorf("small-model roles = %v, want every other role", got)
+	if got := strings.Join(models["small-model"].Roles, ","); got != "executor,observer,recovery,validator" {
+		t.Errorf("small-model roles = %v, want every other role with a model", got)
+	}
+	if u := models["small-model"].Uses; len(u) != 4 || u[1] != (RoleUse{Role: "observer", Tier: "vision", Model: "small-model"}) {
+		t.Errorf("small-model uses = %+v", u)
 	}
 
 	env, out = modelEnv(false)
@@ -128,5 +131,52 @@ func TestModelTestImage(t *testing.T) {
 	})})
 	if err != nil || !strings.Contains(out.String(), `ok: "Red"`) {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestModelTestTiers: the first table says each role's tier, model and
+// whether it is sent screenshots; rules roles are listed, not pinged.
+func TestModelTestTiers(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Script(llmtest.Text("pong")))
+	file := filepath.Join(t.TempDir(), "apex.yaml")
+	yaml := `model:
+  tiers:
+    vision: {name: qwen-vl-max}
+    strong: {name: deepseek-chat}
+  roles:
+    executor: {tier: rules}
+    observer: {name: local-vlm, vision: true}
+`
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := modelGetenv(map[string]string{"APEX_MODEL_BASE_URL": srv.BaseURL(), "APEX_MODEL_NAME": "small-model", "APEX_MODEL_API_KEY": llmtest.Key})
+	env, out := modelEnv(false)
+	if err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: file, Getenv: vars}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rows := map[string]string{}
+	roleTable, _, _ := strings.Cut(out.String(), "\n\n")
+	for _, l := range strings.Split(roleTable, "\n") {
+		if f := strings.Fields(l); len(f) > 1 {
+			rows[f[0]] = strings.Join(f[1:], " ")
+		}
+	}
+	for role, want := range map[string]string{
+		"planner":      "strong deepseek-chat no",
+		"recovery":     "strong deepseek-chat no",
+		"validator":    "vision qwen-vl-max yes",
+		"observer":     "vision local-vlm yes",
+		"executor":     "rules none: rules -",
+		"tracer":       "rules none: rules -",
+		"reporter":     "rules none: rules -",
+		"orchestrator": "rules none: rules -",
+	} {
+		if rows[role] != want {
+			t.Errorf("%s: %q, want %q\n%s", role, rows[role], want, out)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d pings, want one for each of the 3 models in use\n%s", n, out)
 	}
 }

@@ -241,7 +241,7 @@ func playgroundModel(env *Env, file string, getenv func(string) string, m server
 }
 
 func playgroundChecks(ctx context.Context, cfg *llm.Config) ([]server.ModelCheck, error) {
-	results, err := checkModels(ctx, cfg, nil, false)
+	results, _, err := checkModels(ctx, cfg, nil, false)
 	if err != nil {
 		return nil, err
 	}

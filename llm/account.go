@@ -152,7 +152,13 @@ type roleClient struct {
 	inner  Client
 	prices map[string]Price
 	acct   *Accountant
+	// images: the role is sent screenshots (Endpoint.Images).
+	images bool
 }
+
+// SendImages reports whether the role's requests carry screenshots;
+// SeesImages asks it.
+func (r *roleClient) SendImages() bool { return r.images }
 
 func (r *roleClient) Complete(ctx context.Context, req *Request) (*Response, error) {
 	if req != nil && req.Role == "" {

@@ -37,6 +37,15 @@ type Endpoint struct {
 	// into each request body (see Options).
 	Headers   map[string]string
 	ExtraBody json.RawMessage
+	// Tier moves a role to another tier (in model.roles only).
+	Tier Tier
+	// Vision says whether the model reads images; nil means as
+	// VisionModel says of its name.
+	Vision *bool
+	// Images is set by Config.Endpoint when the role is sent screenshots:
+	// it reads the screen (RoleSetting.Screenshots) and its model reads
+	// images (Multimodal).
+	Images bool
 }
 
 // Price is what a model costs, in US dollars per million tokens.
@@ -50,27 +59,31 @@ func (p Price) Cost(u Usage) float64 {
 	return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
 }
 
-// RoleSetting is a role's default temperature and max tokens.
+// RoleSetting is a role's default temperature, max tokens and tier.
+// Screenshots marks the roles that read the screen: their model gets the
+// screenshot next to the Scene text when it reads images.
 type RoleSetting struct {
 	Temperature float64
 	MaxTokens   int
+	Tier        Tier
+	Screenshots bool
 }
 
-// RoleDefaults are the temperature and max tokens a role gets unless
-// apex.yaml says otherwise.
+// RoleDefaults are the settings a role gets unless apex.yaml says
+// otherwise. The observer answers queries (aiQuery) from the screen.
 var RoleDefaults = map[string]RoleSetting{
-	"planner":      {0.2, 1500},
-	"executor":     {0.1, 300},
-	"validator":    {0.0, 300},
-	"recovery":     {0.2, 600},
-	"observer":     {0.0, 800},
-	"orchestrator": {0.2, 800},
-	"reporter":     {0.3, 800},
-	"query":        {0.0, 500},
+	"planner":      {0.2, 1500, TierStrong, false},
+	"recovery":     {0.2, 600, TierStrong, false},
+	"observer":     {0.0, 500, TierVision, true},
+	"validator":    {0.0, 300, TierVision, true},
+	"executor":     {0.1, 300, TierSmall, false},
+	"reporter":     {0.3, 800, TierRules, false},
+	"tracer":       {0.0, 300, TierRules, false},
+	"orchestrator": {0.2, 800, TierRules, false},
 }
 
 // defaultRole is what a role not in RoleDefaults gets.
-var defaultRole = RoleSetting{0.2, 1000}
+var defaultRole = RoleSetting{0.2, 1000, TierSmall, false}
 
 // Config is the model configuration: the model: section of apex.yaml with
 // the environment on top, and per-role overrides. Build it with LoadConfig
@@ -78,7 +91,11 @@ var defaultRole = RoleSetting{0.2, 1000}
 type Config struct {
 	// Model is the default endpoint every role uses.
 	Model Endpoint
-	// Roles override Model per role (planner, executor, validator, …).
+	// Tiers give each tier its model over Model (see Tier); a tier not
+	// here uses Model.
+	Tiers map[Tier]Endpoint
+	// Roles override their tier's model per role (planner, executor,
+	// validator, …).
 	Roles map[string]Endpoint
 	// Prices by model name; models without one cost nothing in accounts.
 	Prices map[string]Price
@@ -103,6 +120,7 @@ type fileModel struct {
 	MaxRetries   int                     `yaml:"max_retries"`
 	Backoff      string                  `yaml:"backoff"`
 	Prices       map[string]Price        `yaml:"prices"`
+	Tiers        map[string]fileEndpoint `yaml:"tiers"`
 	Roles        map[string]fileEndpoint `yaml:"roles"`
 }
 
@@ -120,6 +138,8 @@ type fileEndpoint struct {
 	Headers     map[string]string `yaml:"headers"`
 	ExtraBody   map[string]any    `yaml:"extra_body"`
 	Timeout     string            `yaml:"timeout"`
+	Tier        string            `yaml:"tier"`
+	Vision      *bool             `yaml:"vision"`
 }
 
 // LoadConfig reads the model: section of file (apex.yaml; other sections
@@ -137,7 +157,17 @@ type fileEndpoint struct {
 // APEX_<ROLE>_MODEL_NAME / _BASE_URL / _API_KEY and Midscene's intent
 // variables (MIDSCENE_PLANNING_MODEL_* for the planner,
 // MIDSCENE_LOCATE_MODEL_* for the executor, MIDSCENE_INSIGHT_MODEL_* for
-// the validator and query).
+// the validator and observer). Between the two, a role's tier (see Tier)
+// may have its model under model.tiers: in apex.yaml:
+//
+//	model:
+//	  name: gpt-4o-mini          # every tier's default
+//	  tiers:
+//	    strong: {name: deepseek-chat, provider: deepseek, api_key_env: DEEPSEEK_API_KEY}
+//	    vision: {name: qwen-vl-max, provider: qwen, api_key_env: DASHSCOPE_API_KEY}
+//	  roles:
+//	    executor: {tier: rules}  # never ask a model to find a target
+//	    validator: {vision: true, name: my-local-vl}
 func LoadConfig(file string, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -189,6 +219,9 @@ func (c *Config) loadYAML(file string, data []byte, getenv func(string) string) 
 		return fmt.Errorf("llm: %s: model: section (line %d): %w", file, node.Line, err)
 	}
 	where := file
+	if m.Tier != "" {
+		return fmt.Errorf("llm: %s model.tier: a tier belongs to a role (model.roles.<role>.tier); the model: section is the default of every tier", file)
+	}
 	if c.Model, err = m.endpoint(getenv, where+" model:"); err != nil {
 		return err
 	}
@@ -206,6 +239,21 @@ func (c *Config) loadYAML(file string, data []byte, getenv func(string) string) 
 	for name, p := range m.Prices {
 		c.Prices[name] = p
 	}
+	for name, fe := range m.Tiers {
+		t, err := parseTier(name, fmt.Sprintf("%s model.tiers.%s:", where, name))
+		if err != nil {
+			return err
+		}
+		if t == TierRules || fe.Tier != "" {
+			return fmt.Errorf("llm: %s model.tiers.%s: give a tier (strong, vision or small) its model; the rules tier has none", where, name)
+		}
+		if c.Tiers == nil {
+			c.Tiers = map[Tier]Endpoint{}
+		}
+		if c.Tiers[t], err = fe.endpoint(getenv, fmt.Sprintf("%s model.tiers.%s:", where, name)); err != nil {
+			return err
+		}
+	}
 	for role, fe := range m.Roles {
 		e, err := fe.endpoint(getenv, fmt.Sprintf("%s model.roles.%s:", where, role))
 		if err != nil {
@@ -221,7 +269,14 @@ func (f fileEndpoint) endpoint(getenv func(string) string, where string) (Endpoi
 		Provider: strings.ToLower(f.Provider), BaseURL: expandEnv(f.BaseURL, getenv),
 		Model: firstNonEmpty(f.Model, f.Name), APIKey: expandEnv(f.APIKey, getenv),
 		Temperature: f.Temperature, MaxTokens: f.MaxTokens, NoTools: f.NoTools, NoJSONMode: f.NoJSONMode,
-		Headers: f.Headers,
+		Headers: f.Headers, Vision: f.Vision,
+	}
+	if f.Tier != "" {
+		t, err := parseTier(f.Tier, where)
+		if err != nil {
+			return e, err
+		}
+		e.Tier = t
 	}
 	if len(f.ExtraBody) > 0 {
 		b, err := json.Marshal(f.ExtraBody)
@@ -378,44 +433,30 @@ func (c *Config) RoleNames() []string {
 	return out
 }
 
-// Endpoint resolves role's settings: the role's override, the model:
-// section and environment, then the role's defaults and the provider's
-// base URL. It fails with ErrNotConfigured, naming what to set, when no
-// model name is known.
+// Endpoint resolves role's settings: the role's override over its tier's
+// model over the model: section and environment, then the role's defaults
+// and the provider's base URL. It fails with ErrRulesOnly for a role of
+// tier rules, and with ErrNotConfigured, naming what to set, when no model
+// name is known.
 func (c *Config) Endpoint(role string) (Endpoint, error) {
 	if c == nil {
 		c = &Config{}
 	}
+	tier := c.Tier(role)
+	if tier == TierRules {
+		return Endpoint{Tier: TierRules}, fmt.Errorf("%w: %s is set to tier rules; give it tier: strong, vision or small under model.roles.%s in apex.yaml to use a model", ErrRulesOnly, role, role)
+	}
 	e := c.Model
 	moved := false // the role calls another service than the default
-	if o, ok := c.Roles[role]; ok {
-		if o.Provider != "" || o.BaseURL != "" {
-			// The default key is never sent to another service.
-			if hostOf(c.baseURL(o)) != hostOf(c.baseURL(c.Model)) {
-				e.APIKey, moved = "", true
-			}
-			e.Provider, e.BaseURL = o.Provider, o.BaseURL
-		}
-		e.Model = firstNonEmpty(o.Model, e.Model)
-		e.APIKey = firstNonEmpty(o.APIKey, e.APIKey)
-		if o.Temperature != nil {
-			e.Temperature = o.Temperature
-		}
-		if o.MaxTokens > 0 {
-			e.MaxTokens = o.MaxTokens
-		}
-		if o.Timeout > 0 {
-			e.Timeout = o.Timeout
-		}
-		e.NoTools = e.NoTools || o.NoTools
-		e.NoJSONMode = e.NoJSONMode || o.NoJSONMode
-		if len(o.Headers) > 0 {
-			e.Headers = o.Headers
-		}
-		if len(o.ExtraBody) > 0 {
-			e.ExtraBody = o.ExtraBody
-		}
+	if t, ok := c.Tiers[tier]; ok {
+		e, moved = c.over(e, t)
 	}
+	if o, ok := c.Roles[role]; ok {
+		var m bool
+		e, m = c.over(e, o)
+		moved = moved || m
+	}
+	e.Tier = tier
 	if e.Model == "" {
 		return e, fmt.Errorf("%w for role %s: set APEX_MODEL_NAME (with APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY), or name: under model: in apex.yaml", ErrNotConfigured, role)
 	}
@@ -430,16 +471,55 @@ func (c *Config) Endpoint(role string) (Endpoint, error) {
 	if e.MaxTokens == 0 {
 		e.MaxTokens = d.MaxTokens
 	}
+	e.Images = d.Screenshots && e.Multimodal()
 	proto := c.protocol(e)
 	e.BaseURL = c.baseURL(e)
 	e.Provider = proto
 	if e.APIKey == "" && needsKey(e.BaseURL) {
 		if moved {
-			return e, fmt.Errorf("%w for role %s: %s at %s needs its own API key: set APEX_%s_MODEL_API_KEY (or api_key under model.roles.%s in apex.yaml)", ErrNotConfigured, role, e.Model, e.BaseURL, strings.ToUpper(role), role)
+			return e, fmt.Errorf("%w for role %s: %s at %s needs its own API key: set APEX_%s_MODEL_API_KEY (or api_key under model.roles.%s or model.tiers.%s in apex.yaml)", ErrNotConfigured, role, e.Model, e.BaseURL, strings.ToUpper(role), role, tier)
 		}
 		return e, fmt.Errorf("%w for role %s: %s at %s needs an API key: set APEX_MODEL_API_KEY (or model.api_key / api_key_env in apex.yaml)", ErrNotConfigured, role, e.Model, e.BaseURL)
 	}
 	return e, nil
+}
+
+// over puts o's settings over e, as a tier's model goes over the default
+// and a role's over its tier's. moved reports that o calls another
+// service than e, whose API key is then never sent to it.
+func (c *Config) over(e, o Endpoint) (_ Endpoint, moved bool) {
+	if o.Provider != "" || o.BaseURL != "" {
+		if hostOf(c.baseURL(o)) != hostOf(c.baseURL(e)) {
+			e.APIKey, moved = "", true
+		}
+		e.Provider, e.BaseURL = o.Provider, o.BaseURL
+	}
+	if o.Model != "" && o.Model != e.Model {
+		// Whether a model reads images is said of that model.
+		e.Model, e.Vision = o.Model, nil
+	}
+	if o.Vision != nil {
+		e.Vision = o.Vision
+	}
+	e.APIKey = firstNonEmpty(o.APIKey, e.APIKey)
+	if o.Temperature != nil {
+		e.Temperature = o.Temperature
+	}
+	if o.MaxTokens > 0 {
+		e.MaxTokens = o.MaxTokens
+	}
+	if o.Timeout > 0 {
+		e.Timeout = o.Timeout
+	}
+	e.NoTools = e.NoTools || o.NoTools
+	e.NoJSONMode = e.NoJSONMode || o.NoJSONMode
+	if len(o.Headers) > 0 {
+		e.Headers = o.Headers
+	}
+	if len(o.ExtraBody) > 0 {
+		e.ExtraBody = o.ExtraBody
+	}
+	return e, moved
 }
 
 // needsKey tells hosted services (which need an API key) from servers on
@@ -512,7 +592,7 @@ func (c *Config) Client(role string) (Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cl := &roleClient{log: log, role: role, inner: inner, model: e.Model, prices: c.Prices, acct: c.Accountant}
+	cl := &roleClient{log: log, role: role, inner: inner, model: e.Model, prices: c.Prices, acct: c.Accountant, images: e.Images}
 	if c.clients == nil {
 		c.clients = map[string]Client{}
 	}

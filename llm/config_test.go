@@ -77,7 +77,7 @@ func TestLoadConfigPrecedence(t *testing.T) {
 			"validator": {"openai", dash, "qwen-vl-max", "sk-dash", 0.0, 200, 45 * time.Second},
 			// Another service: the DashScope key is not sent to it.
 			"executor": {"openai", Presets["ollama"].BaseURL, "qwen2.5vl:7b", "", 0.1, 300, 45 * time.Second},
-			"reporter": {"openai", dash, "qwen-vl-max", "sk-dash", 0.3, 800, 45 * time.Second},
+			"recovery": {"openai", dash, "qwen-vl-max", "sk-dash", 0.2, 600, 45 * time.Second},
 			"custom":   {"openai", dash, "qwen-vl-max", "sk-dash", 0.2, 1000, 45 * time.Second},
 		}
 		for role, w := range want {
@@ -261,8 +261,8 @@ func TestRoleEnv(t *testing.T) {
 	want := map[string]row{
 		"planner":  {"qwen3-max", Presets["qwen"].BaseURL, "sk-d", 0.5, 2048, 30 * time.Second},
 		"executor": {"ui-tars", "http://127.0.0.1:8000/v1", "", 0.3, 2048, 30 * time.Second},
-		"query":    {"glm-4.6v", "https://open.bigmodel.cn/api/paas/v4", "zk", 0.3, 2048, 30 * time.Second},
-		"reporter": {"qwen3-vl-plus", Presets["qwen"].BaseURL, "sk-d", 0.3, 2048, 30 * time.Second},
+		"observer": {"glm-4.6v", "https://open.bigmodel.cn/api/paas/v4", "zk", 0.3, 2048, 30 * time.Second},
+		"recovery": {"qwen3-vl-plus", Presets["qwen"].BaseURL, "sk-d", 0.3, 2048, 30 * time.Second},
 	}
 	for role, w := range want {
 		e, err := c.Endpoint(role)

@@ -14,7 +14,7 @@ var midsceneIntents = map[string]string{
 	"planner":   "MIDSCENE_PLANNING_MODEL",
 	"executor":  "MIDSCENE_LOCATE_MODEL",
 	"validator": "MIDSCENE_INSIGHT_MODEL",
-	"query":     "MIDSCENE_INSIGHT_MODEL",
+	"observer":  "MIDSCENE_INSIGHT_MODEL",
 }
 
 // loadRoleEnv applies per-role variables over apex.yaml's role overrides:

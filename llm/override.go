@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -35,7 +36,7 @@ func (c *Config) Override(e Endpoint, source string) error {
 		}
 	}
 	for _, role := range c.RoleNames() {
-		if _, err := c.Endpoint(role); err != nil {
+		if _, err := c.Endpoint(role); err != nil && !errors.Is(err, ErrRulesOnly) {
 			return err
 		}
 	}

@@ -43,12 +43,15 @@ func TokenIDs(text string) []int {
 }
 
 // MessageTokens counts the tokens of a prompt as chat models bill it:
-// each message's text plus about four tokens of framing, plus three for
-// the reply's priming. Images are not counted.
+// each message's text plus about four tokens of framing, its images as
+// ImageTokens estimates them, plus three for the reply's priming.
 func MessageTokens(msgs []Message) int {
 	n := 3
 	for _, m := range msgs {
 		n += 4 + Tokens(m.Text)
+		for _, img := range m.Images {
+			n += ImageTokens(img)
+		}
 		for _, tc := range m.ToolCalls {
 			n += Tokens(tc.Name) + Tokens(string(tc.Args))
 		}
