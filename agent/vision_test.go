@@ -157,3 +157,33 @@ func TestVisionRoles(t *testing.T) {
 		})
 	}
 }
+
+// Only the roles that read the screen get pictures: with every role's
+// model multimodal, the planner's and the executor's requests carry none.
+func TestVisionOnlyForScreenReaders(t *testing.T) {
+	tk := taskNamed(t, "shop add to cart")
+	m := newScripted()
+	srv := llmtest.New(t, m.serve)
+	cfg := srv.Config()
+	yes := true
+	cfg.Model.Vision = &yes
+	rt, err := agent.New(agent.Config{LLM: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSuiteTask(t, tk, rt, tk.natural)
+	planned := 0
+	for i, r := range srv.Requests() {
+		system := r.System()
+		if !strings.Contains(system, "the planner") && !strings.Contains(system, "the executor") {
+			continue
+		}
+		planned++
+		if r.Images() != 0 {
+			t.Errorf("request %d (%.40s…) carries %d images; only the validator and observer get pictures", i, system, r.Images())
+		}
+	}
+	if planned == 0 {
+		t.Fatal("no planner or executor request was made")
+	}
+}

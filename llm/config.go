@@ -158,7 +158,8 @@ type fileEndpoint struct {
 // variables (MIDSCENE_PLANNING_MODEL_* for the planner,
 // MIDSCENE_LOCATE_MODEL_* for the executor, MIDSCENE_INSIGHT_MODEL_* for
 // the validator and observer). Between the two, a role's tier (see Tier)
-// may have its model under model.tiers: in apex.yaml:
+// may have its model under model.tiers: in apex.yaml, or in
+// APEX_<TIER>_MODEL_NAME / _BASE_URL / _API_KEY (APEX_VISION_MODEL_NAME):
 //
 //	model:
 //	  name: gpt-4o-mini          # every tier's default

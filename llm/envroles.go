@@ -17,31 +17,51 @@ var midsceneIntents = map[string]string{
 	"observer":  "MIDSCENE_INSIGHT_MODEL",
 }
 
-// loadRoleEnv applies per-role variables over apex.yaml's role overrides:
-// APEX_<ROLE>_MODEL_NAME / _BASE_URL / _API_KEY (APEX_PLANNER_MODEL_NAME),
+// loadRoleEnv applies per-tier and per-role variables over apex.yaml's
+// tiers and role overrides: APEX_<TIER>_MODEL_NAME / _BASE_URL / _API_KEY
+// (APEX_VISION_MODEL_NAME), APEX_<ROLE>_MODEL_… (APEX_PLANNER_MODEL_NAME),
 // then Midscene's intent variables for the matching role.
 func (c *Config) loadRoleEnv(getenv func(string) string) {
+	for _, t := range Tiers {
+		if t == TierRules {
+			continue
+		}
+		o, had := c.Tiers[t]
+		if envEndpoint(&o, getenv, c.Sources, string(t), "APEX_"+strings.ToUpper(string(t))+"_MODEL") || had {
+			if c.Tiers == nil {
+				c.Tiers = map[Tier]Endpoint{}
+			}
+			c.Tiers[t] = o
+		}
+	}
 	for _, role := range c.RoleNames() {
 		prefixes := []string{"APEX_" + strings.ToUpper(role) + "_MODEL"}
 		if m, ok := midsceneIntents[role]; ok {
 			prefixes = append(prefixes, m)
 		}
 		o, had := c.Roles[role]
-		changed := false
-		for _, f := range []struct{ suffix, field string }{{"_NAME", "model"}, {"_BASE_URL", "base_url"}, {"_API_KEY", "api_key"}} {
-			for _, p := range prefixes {
-				if v := strings.TrimSpace(getenv(p + f.suffix)); v != "" {
-					o.setField(f.field, v)
-					c.Sources[role+"."+f.field] = p + f.suffix
-					changed = true
-					break
-				}
-			}
-		}
-		if changed || had {
+		if envEndpoint(&o, getenv, c.Sources, role, prefixes...) || had {
 			c.Roles[role] = o
 		}
 	}
+}
+
+// envEndpoint sets o's model, base URL and API key from the first of the
+// prefixes' _NAME, _BASE_URL and _API_KEY variables that is set, noting
+// each in sources under name; it reports whether any was.
+func envEndpoint(o *Endpoint, getenv func(string) string, sources map[string]string, name string, prefixes ...string) bool {
+	changed := false
+	for _, f := range []struct{ suffix, field string }{{"_NAME", "model"}, {"_BASE_URL", "base_url"}, {"_API_KEY", "api_key"}} {
+		for _, p := range prefixes {
+			if v := strings.TrimSpace(getenv(p + f.suffix)); v != "" {
+				o.setField(f.field, v)
+				sources[name+"."+f.field] = p + f.suffix
+				changed = true
+				break
+			}
+		}
+	}
+	return changed
 }
 
 // loadSamplingEnv reads the default temperature, max tokens, extra body

@@ -130,3 +130,26 @@ func TestVisionModel(t *testing.T) {
 		}
 	}
 }
+
+// A tier's model can come from the environment: APEX_<TIER>_MODEL_*,
+// under a role's own variables.
+func TestTierEnv(t *testing.T) {
+	c, err := LoadConfig("", env(
+		"APEX_MODEL_NAME", "gpt-4o-mini", "OPENAI_API_KEY", "sk",
+		"APEX_STRONG_MODEL_NAME", "o3", "APEX_VISION_MODEL_NAME", "qwen-vl-max",
+		"APEX_VISION_MODEL_BASE_URL", "https://dashscope.aliyuncs.com/compatible-mode/v1", "APEX_VISION_MODEL_API_KEY", "sk-dash",
+		"APEX_VALIDATOR_MODEL_NAME", "qwen3-vl-plus",
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for role, want := range map[string]string{"planner": "o3/sk", "observer": "qwen-vl-max/sk-dash", "validator": "qwen3-vl-plus/sk-dash", "executor": "gpt-4o-mini/sk"} {
+		e, err := c.Endpoint(role)
+		if err != nil || e.Model+"/"+e.APIKey != want {
+			t.Errorf("%s: %s/%s, %v; want %s", role, e.Model, e.APIKey, err, want)
+		}
+	}
+	if c.Sources["vision.model"] != "APEX_VISION_MODEL_NAME" {
+		t.Errorf("sources %v", c.Sources)
+	}
+}
