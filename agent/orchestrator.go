@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -541,6 +542,33 @@ func (o *orchestrator) modelJudge(ctx context.Context, c *check.Check, s *scene.
 		return v
 	}
 	return mv
+}
+
+// askValidator asks the validator model for a verdict on assertion. A
+// model that reads images sees the screenshot too (see show).
+func askValidator(ctx context.Context, m *roleModel, assertion string, s *scene.Scene) (Verdict, error) {
+	resp, err := m.complete(ctx, m.show(ctx, validatorRequest(assertion, s), s, regionOf(assertion, s)))
+	if err != nil {
+		return Verdict{}, err
+	}
+	raw, err := jsonObject(resp.Text)
+	if err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Verdict{}, fmt.Errorf("validator model: %w", err)
+	}
+	if v.Confidence < 0 || v.Confidence > 1 {
+		return Verdict{}, fmt.Errorf("validator model: confidence %v is not in [0, 1]", v.Confidence)
+	}
+	v.Review = v.Confidence >= ReviewLow && v.Confidence < ReviewHigh
+	if v.Pass && v.Confidence < ReviewLow {
+		v.Pass = false
+		v.Evidence += " (too unsure to pass)"
+	}
+	v.Evidence = "model: " + v.Evidence
+	return v, nil
 }
 
 // act runs a recovery's call on screen s; it is recorded like any step.

@@ -36,9 +36,10 @@ var (
 	regionElement = regexp.MustCompile(`^(?:(?i:in)\s+["“'‘]([^"”'’]+)["”'’]|在[“"]([^”"]+)[”"](?:中|里)?)\s*[,:，：]?\s*(.+)$`)
 )
 
-// regionOf finds the region an assertion names on sc, if it names one the
-// screen has.
-func regionOf(assertion string, sc *scene.Scene) (region, bool) {
+// regionOf finds the region an assertion names on sc ("in the header:
+// …", `in "Cart": …`), or nil when it names none the screen has: the
+// picture a model gets is then the whole screen.
+func regionOf(assertion string, sc *scene.Scene) *region {
 	a := strings.TrimSpace(assertion)
 	name := ""
 	if m := regionPart.FindStringSubmatch(a); m != nil {
@@ -47,13 +48,13 @@ func regionOf(assertion string, sc *scene.Scene) (region, bool) {
 		name = m[1] + m[2]
 	}
 	if name == "" || sc == nil {
-		return region{}, false
+		return nil
 	}
 	r, ok := check.RegionRect(sc, name)
 	if !ok || r.Empty() {
-		return region{}, false
+		return nil
 	}
-	return region{name: name, rect: r}, true
+	return &region{name: name, rect: r}
 }
 
 // show attaches to req's last user message the picture of the screen sc

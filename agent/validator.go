@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -81,37 +79,4 @@ func label(e scene.Element) string {
 
 func brief(e scene.Element) string {
 	return fmt.Sprintf("%s %s %q", e.ID, e.Type, truncate(label(e), 60))
-}
-
-// askValidator asks the validator model for a verdict on assertion about
-// screen s. A model that reads images sees the screenshot too: the crop
-// of the region the assertion names ("in the header: …"), or the whole
-// screen.
-func askValidator(ctx context.Context, m *roleModel, assertion string, s *scene.Scene) (Verdict, error) {
-	var reg *region
-	if r, ok := regionOf(assertion, s); ok {
-		reg = &r
-	}
-	resp, err := m.complete(ctx, m.show(ctx, validatorRequest(assertion, s), s, reg))
-	if err != nil {
-		return Verdict{}, err
-	}
-	raw, err := jsonObject(resp.Text)
-	if err != nil {
-		return Verdict{}, err
-	}
-	var v Verdict
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return Verdict{}, fmt.Errorf("validator model: %w", err)
-	}
-	if v.Confidence < 0 || v.Confidence > 1 {
-		return Verdict{}, fmt.Errorf("validator model: confidence %v is not in [0, 1]", v.Confidence)
-	}
-	v.Review = v.Confidence >= ReviewLow && v.Confidence < ReviewHigh
-	if v.Pass && v.Confidence < ReviewLow {
-		v.Pass = false
-		v.Evidence += " (too unsure to pass)"
-	}
-	v.Evidence = "model: " + v.Evidence
-	return v, nil
 }

@@ -37,7 +37,8 @@ type Endpoint struct {
 	// into each request body (see Options).
 	Headers   map[string]string
 	ExtraBody json.RawMessage
-	// Tier moves a role to another tier (in model.roles only).
+	// Tier, in a role override, moves the role to another tier; in what
+	// Config.Endpoint resolves, it is the role's tier.
 	Tier Tier
 	// Vision says whether the model reads images; nil means as
 	// VisionModel says of its name.
