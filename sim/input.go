@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"time"
+
+	"github.com/apexagent/apex/sim/adbd"
 )
 
 // LongPressTimeout is how long a still touch must last to be a long press
@@ -222,6 +224,10 @@ func (p *Phone) key(L *screenLayout, code int) {
 		p.focusNext(L)
 	case KeycodeVolumeUp, KeycodeVolumeDown:
 		p.logcat.add(1000, "I", "AudioService", "adjustStreamVolume() stream=3, dir="+map[int]string{KeycodeVolumeUp: "1", KeycodeVolumeDown: "-1"}[code])
+	default:
+		if r, ok := adbd.KeyChar(code); ok {
+			p.typeText(L, string(r))
+		}
 	}
 }
 

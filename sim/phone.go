@@ -304,6 +304,22 @@ func (p *Phone) PutSetting(namespace, key, value string) {
 	p.settings[namespace][key] = value
 }
 
+// Settings returns a copy of one namespace of the settings provider.
+func (p *Phone) Settings(namespace string) map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.settings[namespace])
+}
+
+// DeleteSetting removes a value of the settings provider.
+func (p *Phone) DeleteSetting(namespace, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.settings[namespace][key]
+	delete(p.settings[namespace], key)
+	return ok
+}
+
 // Logcat returns the log so far in `logcat -d` threadtime form.
 func (p *Phone) Logcat() []string {
 	p.mu.Lock()

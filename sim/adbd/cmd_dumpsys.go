@@ -66,25 +66,26 @@ func cmdDumpsys(_ context.Context, c *Cmd) int {
 	case "input":
 		c.printf("INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: %v\n\nInput Reader State:\n", ph.Awake())
 		c.printf("  Device 1: virtio_input_multi_touch\n    Sources: 0x00001002\n    Touch Input Mapper (mode DIRECT):\n")
-		c.printf("      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, orientation=0, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n", w, h, w, h, w, h)
+		c.printf("      Viewport INTERNAL: displayId=0, uniqueId=local:"+physicalDisplayID+", orientation=0, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n", w, h, w, h, w, h)
 		c.printf("      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: 0\n", w, h)
 		c.printf("\nInput Dispatcher State:\n  FocusedApplications:\n    displayId=0, name='ActivityRecord{4d5e6f u0 %s t7}'\n", comp)
 		c.printf("  FocusedWindows:\n    displayId=0, name='1a2b3c %s'\n", comp)
 	case "input_method":
 		shown := ph.KeyboardShown()
-		c.printf("Current Input Method Manager state:\n  mCurMethodId=com.android.inputmethod.latin/.LatinIME\n")
+		ime, _ := ph.Setting("secure", "default_input_method")
+		c.printf("Current Input Method Manager state:\n  mCurMethodId=%s\n", ime)
 		c.printf("  mCurFocusedWindowSoftInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE\n  mInputShown=%v\n  mShowRequested=%v mShowExplicitlyRequested=false\n", shown, shown)
 		c.printf("  mIsInputViewShown=%v\n  mImeWindowVis=%d\n", shown, map[bool]int{false: 0, true: 3}[shown])
 	case "SurfaceFlinger":
 		if sub == "--display-id" {
-			c.printf("Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
+			c.printf("Display " + physicalDisplayID + " (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
 			return 0
 		}
-		c.printf("Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
+		c.printf("Display " + physicalDisplayID + " (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
 		c.printf("Display 0: %dx%d, density %d\n", w, h, d)
 	case "display":
-		c.printf("DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:4619827259835644672', physicalPort=0, orientation=0, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n", w, h, w, h, w, h)
-		c.printf("Display Devices: size=1\n  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:4619827259835644672\", %d x %d, density %d}\n", w, h, d)
+		c.printf("DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:"+physicalDisplayID+"', physicalPort=0, orientation=0, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n", w, h, w, h, w, h)
+		c.printf("Display Devices: size=1\n  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:"+physicalDisplayID+"\", %d x %d, density %d}\n", w, h, d)
 		c.printf("  Display Id=0\n  Display State=%s\n", map[bool]string{true: "ON", false: "OFF"}[ph.Awake()])
 	case "power":
 		wake := "Asleep"

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"strings"
 	"sync"
 	"time"
 )
@@ -193,6 +194,25 @@ func (p *fakePhone) PutSetting(ns, key, value string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.settings[ns+"/"+key] = value
+}
+
+func (p *fakePhone) Settings(ns string) map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range p.settings {
+		if key, ok := strings.CutPrefix(k, ns+"/"); ok {
+			out[key] = v
+		}
+	}
+	return out
+}
+func (p *fakePhone) DeleteSetting(ns, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.settings[ns+"/"+key]
+	delete(p.settings, ns+"/"+key)
+	return ok
 }
 
 var _ Phone = (*fakePhone)(nil)

@@ -52,6 +52,10 @@ type Phone interface {
 	Locked() bool
 	Setting(namespace, key string) (string, bool)
 	PutSetting(namespace, key, value string)
+	// Settings returns a copy of one namespace (system, secure, global).
+	Settings(namespace string) map[string]string
+	// DeleteSetting removes a key; false when it was not there.
+	DeleteSetting(namespace, key string) bool
 }
 
 // Package is an installed app.

@@ -78,7 +78,7 @@ func TestShellCommands(t *testing.T) {
 		{script: "/system/bin/getprop ro.product.name", out: `^apex_sim\n$`},
 		{script: "/usr/bin/env", code: 127, stderr: "/usr/bin/env: inaccessible or not found"},
 		{script: "sh -c 'exit 3'", code: 3},
-		{script: "if then fi", code: 1, stderr: "/system/bin/sh:"},
+		{script: "if true; then echo x", code: 1, stderr: "/system/bin/sh:"},
 		{script: "id", out: `^uid=2000\(shell\)`},
 		{script: "logcat -c; monkey -p com.apex.shop 1 >/dev/null; logcat -d", out: `^.*START u0 \{cmp=com.apex.shop\}\n$`},
 		{script: "ime list -s | grep adbkeyboard", out: `^com.android.adbkeyboard/.AdbIME\n$`},
