@@ -55,6 +55,7 @@ type Phone struct {
 	apps       map[string]*appRun
 	order      []string // install order, for the launcher
 	pkgs       map[string]adbd.Package
+	removed    map[string]*AppSpec // uninstalled built-ins, for install-existing
 	fg         string // foreground package
 	recents    []string
 	inOverview bool
@@ -90,6 +91,7 @@ func NewPhone(opts Options) (*Phone, error) {
 		density: opts.Density,
 		apps:    map[string]*appRun{},
 		pkgs:    map[string]adbd.Package{},
+		removed: map[string]*AppSpec{},
 		awake:   true,
 		nextPID: 3100,
 		seed:    opts.Seed,

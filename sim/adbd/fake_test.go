@@ -22,6 +22,7 @@ type fakePhone struct {
 	focused  bool
 	fg       string
 	pkgs     []Package
+	removed  []Package
 	settings map[string]string
 	keys     []int
 	log      []string
@@ -213,6 +214,47 @@ func (p *fakePhone) DeleteSetting(ns, key string) bool {
 	_, ok := p.settings[ns+"/"+key]
 	delete(p.settings, ns+"/"+key)
 	return ok
+}
+
+func (p *fakePhone) ResetApp(pkg string) error {
+	if !p.installed(pkg) {
+		return ErrUnknownPackage
+	}
+	return nil
+}
+func (p *fakePhone) Uninstall(pkg string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, q := range p.pkgs {
+		if q.Name == pkg {
+			p.removed = append(p.removed, q)
+			p.pkgs = append(p.pkgs[:i:i], p.pkgs[i+1:]...)
+			return nil
+		}
+	}
+	return ErrUnknownPackage
+}
+func (p *fakePhone) InstallExisting(pkg string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, q := range p.removed {
+		if q.Name == pkg {
+			p.pkgs = append(p.pkgs, q)
+			p.removed = append(p.removed[:i:i], p.removed[i+1:]...)
+			return nil
+		}
+	}
+	return ErrUnknownPackage
+}
+func (p *fakePhone) installed(pkg string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, q := range p.pkgs {
+		if q.Name == pkg {
+			return true
+		}
+	}
+	return false
 }
 
 var _ Phone = (*fakePhone)(nil)

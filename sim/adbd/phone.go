@@ -43,6 +43,13 @@ type Phone interface {
 	Foreground() (pkg, activity string)
 	Packages() []Package
 	Install(p Package) error
+	// ResetApp clears an app's data (`pm clear`): it is killed and starts
+	// again from its initial state.
+	ResetApp(pkg string) error
+	// Uninstall removes an app; InstallExisting brings back a built-in one
+	// that was removed (`cmd package install-existing`).
+	Uninstall(pkg string) error
+	InstallExisting(pkg string) error
 
 	// Logcat returns the log lines so far, in `logcat -d` threadtime form.
 	Logcat() []string

@@ -1,0 +1,92 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apexagent/apex/sim/adbd/adbdtest"
+)
+
+// shellOK runs `adb shell script` and fails the test on a non-zero exit.
+func shellOK(t *testing.T, adb *adbdtest.ADB, serial, script string) string {
+	t.Helper()
+	return string(adb.Must("-s", serial, "shell", script))
+}
+
+// tapText taps the centre of the element showing text, from a fresh dump.
+func tapText(t *testing.T, adb *adbdtest.ADB, serial, text string) {
+	t.Helper()
+	n := find(dump(t, adb, serial).Root, text)
+	if n == nil {
+		t.Fatalf("no %q on screen", text)
+	}
+	x, y := n.Bounds.Center()
+	shellOK(t, adb, serial, fmt.Sprintf("input tap %d %d", x, y))
+}
+
+// TestAndroidFidelity drives a simulated phone with Google's adb through
+// the commands tools send for typing keys, resetting and reinstalling apps.
+func TestAndroidFidelity(t *testing.T) {
+	adb := adbdtest.Start(t)
+	l := startLab(t, Options{})
+	d := l.Devices()[0]
+	serial := adb.Connect(d.Addr)
+
+	t.Run("letter and number keycodes type", func(t *testing.T) {
+		shellOK(t, adb, serial, "am start -W -n com.apex.login/.LoginActivity")
+		tapText(t, adb, serial, "Username")
+		// d e m o SPACE 4 2, by number and by name.
+		shellOK(t, adb, serial, "input keyevent 32 33 41 43 KEYCODE_SPACE KEYCODE_4 9")
+		st, _ := d.Phone.State("com.apex.login")
+		if st["username"] != "demo 42" {
+			t.Fatalf("username = %q; want \"demo 42\"", st["username"])
+		}
+	})
+
+	t.Run("pm clear resets the app to its initial state", func(t *testing.T) {
+		shellOK(t, adb, serial, "am start -W -n com.apex.login/.LoginActivity")
+		tapText(t, adb, serial, "Remember me")
+		if st, _ := d.Phone.State("com.apex.login"); st["remember"] != true {
+			t.Fatalf("remember = %v after the tap", st["remember"])
+		}
+		if out := shellOK(t, adb, serial, "pm clear com.apex.login"); out != "Success\n" {
+			t.Fatalf("pm clear said %q", out)
+		}
+		st, _ := d.Phone.State("com.apex.login")
+		if st["remember"] != false || st["username"] != "" {
+			t.Fatalf("after pm clear state = %v; want the spec's initial state", st)
+		}
+		if fg, _ := d.Phone.Foreground(); fg == "com.apex.login" {
+			t.Fatal("pm clear left the app on screen; it kills it")
+		}
+		if out, _, _ := adb.Run("-s", serial, "shell", "pm clear no.such"); string(out) != "Failed\n" {
+			t.Fatalf("pm clear of an unknown package said %q", out)
+		}
+	})
+
+	t.Run("adb uninstall, then cmd package install-existing", func(t *testing.T) {
+		if out := string(adb.Must("-s", serial, "uninstall", "com.apex.notes")); !strings.Contains(out, "Success") {
+			t.Fatalf("adb uninstall said %q", out)
+		}
+		if out := shellOK(t, adb, serial, "pm list packages notes"); out != "" {
+			t.Fatalf("after uninstall pm list packages notes = %q", out)
+		}
+		if out, _, err := adb.Run("-s", serial, "shell", "monkey -p com.apex.notes -c android.intent.category.LAUNCHER 1"); err == nil {
+			t.Fatalf("launching an uninstalled app worked: %s", out)
+		}
+		if out, _, _ := adb.Run("-s", serial, "uninstall", "com.apex.notes"); !strings.Contains(string(out), "Failure [DELETE_FAILED_INTERNAL_ERROR]") {
+			t.Fatalf("uninstalling twice said %q", out)
+		}
+		if out := shellOK(t, adb, serial, "cmd package install-existing com.apex.notes"); out != "Package com.apex.notes installed for user: 0\n" {
+			t.Fatalf("install-existing said %q", out)
+		}
+		shellOK(t, adb, serial, "monkey -p com.apex.notes -c android.intent.category.LAUNCHER 1")
+		if fg, _ := d.Phone.Foreground(); fg != "com.apex.notes" {
+			t.Fatalf("after install-existing the app does not launch: foreground %q", fg)
+		}
+		if out, _, _ := adb.Run("-s", serial, "uninstall", "com.apex.launcher"); !strings.Contains(string(out), "Failure") {
+			t.Fatalf("uninstalling the home screen said %q", out)
+		}
+	})
+}
