@@ -56,7 +56,7 @@ type Phone struct {
 	order      []string // install order, for the launcher
 	pkgs       map[string]adbd.Package
 	removed    map[string]*AppSpec // uninstalled built-ins, for install-existing
-	fg         string // foreground package
+	fg         string              // foreground package
 	recents    []string
 	inOverview bool
 	awake      bool
