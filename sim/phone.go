@@ -49,7 +49,9 @@ type Phone struct {
 	clock      Clock
 	serial     string
 	model      string
-	w, h       int
+	w, h       int // the screen as laid out now (swapped in landscape)
+	natW, natH int // the screen in its natural (portrait) orientation
+	rotation   int // Surface.ROTATION_0…270 as 0…3
 	density    int
 	props      map[string]string
 	apps       map[string]*appRun
@@ -124,6 +126,7 @@ func NewPhone(opts Options) (*Phone, error) {
 	if p.density < 120 || p.density > 960 {
 		return nil, fmt.Errorf("sim: new phone: density %d out of range (120 to 960 dpi)", p.density)
 	}
+	p.natW, p.natH = p.w, p.h
 	p.logcat = newLogBuffer(p.clock)
 	p.props = defaultProps(p.model, p.serial)
 	p.settings = defaultSettings(p.model)
@@ -201,7 +204,8 @@ func defaultSettings(model string) map[string]map[string]string {
 			"transition_animation_scale": "1.0", "animator_duration_scale": "1.0"},
 		"secure": {"default_input_method": "com.apex.ime/.Keyboard", "android_id": "5eedc0ffee123456",
 			"enabled_input_methods": "com.apex.ime/.Keyboard"},
-		"system": {"screen_brightness": "128", "screen_off_timeout": "600000", "font_scale": "1.0"},
+		"system": {"screen_brightness": "128", "screen_off_timeout": "600000", "font_scale": "1.0",
+			"user_rotation": "0", "accelerometer_rotation": "0"},
 	}
 }
 
@@ -214,8 +218,9 @@ func (p *Phone) Props() map[string]string {
 	return m
 }
 
-// Display returns the screen size in pixels and the density in dpi.
-func (p *Phone) Display() (width, height, density int) { return p.w, p.h, p.density }
+// Display returns the physical screen size in pixels (in the natural,
+// portrait orientation, as `wm size` reports it) and the density in dpi.
+func (p *Phone) Display() (width, height, density int) { return p.natW, p.natH, p.density }
 
 // Serial is the phone's serial number.
 func (p *Phone) Serial() string { return p.serial }
@@ -304,6 +309,9 @@ func (p *Phone) PutSetting(namespace, key, value string) {
 		p.settings[namespace] = map[string]string{}
 	}
 	p.settings[namespace][key] = value
+	if namespace == "system" && (key == "user_rotation" || key == "accelerometer_rotation") {
+		p.applyRotation()
+	}
 }
 
 // Settings returns a copy of one namespace of the settings provider.

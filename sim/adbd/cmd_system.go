@@ -23,6 +23,7 @@ func init() {
 	commands["run-as"] = cmdRunAs
 	commands["cmd"] = cmdCmd
 	commands["sh"] = cmdSh
+	commands["content"] = cmdContent
 	commands["id"] = func(_ context.Context, c *Cmd) int {
 		c.printf("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1015(sdcard_rw),3003(inet) context=u:r:shell:s0\n")
 		return 0
@@ -109,8 +110,49 @@ func cmdWm(_ context.Context, c *Cmd) int {
 	if len(c.Args) > 2 && (c.Args[1] == "size" || c.Args[1] == "density") {
 		return c.fail(1, "the simulated display cannot be resized; its size is %dx%d at %d dpi", w, h, d)
 	}
-	c.printf("Window manager (window) commands:\n  size [reset|WxH]\n  density [reset|DENSITY]\n")
+	if len(c.Args) > 1 && c.Args[1] == "user-rotation" {
+		return wmUserRotation(c, c.Args[2:])
+	}
+	c.printf("Window manager (window) commands:\n  size [reset|WxH]\n  density [reset|DENSITY]\n  user-rotation [-d DISPLAY_ID] [free|lock] [rotation]\n")
 	return 255
+}
+
+// wmUserRotation is `wm user-rotation [-d ID] [free|lock [ROTATION]]`: it
+// reads or sets the system settings accelerometer_rotation and
+// user_rotation, which the phone follows.
+func wmUserRotation(c *Cmd, a []string) int {
+	if len(a) >= 2 && a[0] == "-d" {
+		if a[1] != "0" {
+			return c.fail(1, "no display %s; the simulated phone has display 0", a[1])
+		}
+		a = a[2:]
+	}
+	ph := c.phone()
+	if len(a) == 0 {
+		mode := "lock"
+		if v, _ := ph.Setting("system", "accelerometer_rotation"); v == "1" {
+			mode = "free"
+		}
+		c.printf("%s %d\n", mode, ph.Rotation())
+		return 0
+	}
+	switch a[0] {
+	case "free":
+		ph.PutSetting("system", "accelerometer_rotation", "1")
+		return 0
+	case "lock":
+		r := strconv.Itoa(ph.Rotation())
+		if len(a) > 1 {
+			r = a[1]
+		}
+		if n, err := strconv.Atoi(r); err != nil || n < 0 || n > 3 {
+			return c.fail(1, "Error: bad rotation %q: want 0, 1, 2 or 3", r)
+		}
+		ph.PutSetting("system", "accelerometer_rotation", "0")
+		ph.PutSetting("system", "user_rotation", r)
+		return 0
+	}
+	return c.fail(1, "Error: unknown user-rotation mode %q: want free or lock", a[0])
 }
 
 func cmdSettings(_ context.Context, c *Cmd) int {

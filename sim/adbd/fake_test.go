@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -255,6 +256,12 @@ func (p *fakePhone) installed(pkg string) bool {
 		}
 	}
 	return false
+}
+
+func (p *fakePhone) Rotation() int {
+	v, _ := p.Setting("system", "user_rotation")
+	r, _ := strconv.Atoi(v)
+	return r
 }
 
 var _ Phone = (*fakePhone)(nil)

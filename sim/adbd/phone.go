@@ -15,8 +15,14 @@ type Phone interface {
 	// Props returns system properties as getprop reports them
 	// (ro.product.model, ro.build.version.release, ro.build.version.sdk, …).
 	Props() map[string]string
-	// Display returns the screen size in pixels and the density in dpi.
+	// Display returns the physical screen size in pixels (portrait, as
+	// `wm size` reports it whatever the rotation) and the density in dpi.
 	Display() (width, height, density int)
+	// Rotation is the display's rotation, 0–3 (Surface.ROTATION_*): 1 and
+	// 3 are landscape, and dumps and screenshots are laid out that way.
+	// The phone follows the system settings user_rotation and
+	// accelerometer_rotation.
+	Rotation() int
 	// DumpUI returns the current hierarchy as `uiautomator dump` writes it.
 	DumpUI() ([]byte, error)
 	// Screenshot returns the current screen as PNG bytes (cached until the

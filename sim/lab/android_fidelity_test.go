@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"bytes"
 	"fmt"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -63,6 +65,52 @@ func TestAndroidFidelity(t *testing.T) {
 		if out, _, _ := adb.Run("-s", serial, "shell", "pm clear no.such"); string(out) != "Failed\n" {
 			t.Fatalf("pm clear of an unknown package said %q", out)
 		}
+	})
+
+	t.Run("rotation: settings, content, wm user-rotation; the screen follows", func(t *testing.T) {
+		shellOK(t, adb, serial, "input keyevent KEYCODE_HOME")
+		if out := shellOK(t, adb, serial, "settings get system user_rotation; settings get system accelerometer_rotation"); out != "0\n0\n" {
+			t.Fatalf("rotation settings at boot = %q; want 0 and 0", out)
+		}
+		shellOK(t, adb, serial, "content insert --uri content://settings/system --bind name:s:user_rotation --bind value:i:1")
+		if out := shellOK(t, adb, serial, "content query --uri content://settings/system --projection name:value --where \"name='user_rotation'\""); out != "Row: 0 name=user_rotation, value=1\n" {
+			t.Fatalf("content query = %q", out)
+		}
+		checkSize := func(w, h int, orient string) {
+			t.Helper()
+			img, err := png.DecodeConfig(bytes.NewReader(adb.Must("-s", serial, "exec-out", "screencap", "-p")))
+			if err != nil || img.Width != w || img.Height != h {
+				t.Fatalf("screencap is %dx%d (%v); want %dx%d", img.Width, img.Height, err, w, h)
+			}
+			root := dump(t, adb, serial).Root
+			if len(root.Children) > 0 {
+				root = root.Children[0] // the window under <hierarchy>
+			}
+			if b := root.Bounds; b.X1-b.X0 != w || b.Y1-b.Y0 != h {
+				t.Fatalf("dump root bounds %v; want %dx%d", b, w, h)
+			}
+			if out := shellOK(t, adb, serial, "dumpsys input | grep SurfaceOrientation"); !strings.Contains(out, "SurfaceOrientation: "+orient) {
+				t.Fatalf("dumpsys input: %q; want orientation %s", out, orient)
+			}
+			if out := shellOK(t, adb, serial, "wm size"); out != "Physical size: 1080x2400\n" {
+				t.Fatalf("wm size = %q; it is the physical size whatever the rotation", out)
+			}
+		}
+		checkSize(2400, 1080, "1")
+		// A tap in landscape coordinates reaches what is drawn there.
+		tapText(t, adb, serial, "Settings")
+		if fg, _ := d.Phone.Foreground(); !strings.Contains(fg, "settings") {
+			t.Fatalf("tapping Settings in landscape opened %q", fg)
+		}
+		shellOK(t, adb, serial, "wm user-rotation lock 0")
+		checkSize(1080, 2400, "0")
+		if out := shellOK(t, adb, serial, "wm user-rotation"); out != "lock 0\n" {
+			t.Fatalf("wm user-rotation = %q", out)
+		}
+		shellOK(t, adb, serial, "settings put system user_rotation 3")
+		checkSize(2400, 1080, "3")
+		shellOK(t, adb, serial, "wm user-rotation free")
+		checkSize(1080, 2400, "0")
 	})
 
 	t.Run("adb uninstall, then cmd package install-existing", func(t *testing.T) {
