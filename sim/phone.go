@@ -58,6 +58,7 @@ type Phone struct {
 	order      []string // install order, for the launcher
 	pkgs       map[string]adbd.Package
 	removed    map[string]*AppSpec // uninstalled built-ins, for install-existing
+	aliases    map[string]string   // other package names of installed apps (AppSpec.Aliases)
 	fg         string              // foreground package
 	recents    []string
 	inOverview bool
@@ -94,6 +95,7 @@ func NewPhone(opts Options) (*Phone, error) {
 		apps:    map[string]*appRun{},
 		pkgs:    map[string]adbd.Package{},
 		removed: map[string]*AppSpec{},
+		aliases: map[string]string{},
 		awake:   true,
 		nextPID: 3100,
 		seed:    opts.Seed,
@@ -159,7 +161,10 @@ func (p *Phone) installSpec(s *AppSpec) {
 	}
 	p.apps[s.Package] = newAppRun(s, p.seed)
 	p.pkgs[s.Package] = adbd.Package{Name: s.Package, Label: s.Label, Version: s.Version,
-		LauncherActivity: s.Activity, System: s.System}
+		LauncherActivity: s.Activity, System: s.System, Aliases: s.Aliases}
+	for _, a := range s.Aliases {
+		p.aliases[a] = s.Package
+	}
 }
 
 func defaultProps(model, serial string) map[string]string {
@@ -282,7 +287,7 @@ func placeholderSpec(pkg adbd.Package) *AppSpec {
 func (p *Phone) State(pkg string) (map[string]any, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a, ok := p.apps[pkg]
+	a, ok := p.apps[p.resolve(pkg)]
 	if !ok {
 		return nil, fmt.Errorf("sim: state of %s: %w", pkg, adbd.ErrUnknownPackage)
 	}

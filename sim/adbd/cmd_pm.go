@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func (s *Server) packages() []Package {
 
 func (s *Server) pkg(name string) (Package, bool) {
 	for _, p := range s.packages() {
-		if p.Name == name {
+		if p.Name == name || slices.Contains(p.Aliases, name) {
 			return p, true
 		}
 	}

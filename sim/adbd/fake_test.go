@@ -264,4 +264,8 @@ func (p *fakePhone) Rotation() int {
 	return r
 }
 
+func (p *fakePhone) View(uri string) (string, error) {
+	return "", fmt.Errorf("the fake phone has no browser: %s", uri)
+}
+
 var _ Phone = (*fakePhone)(nil)

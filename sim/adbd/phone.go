@@ -56,6 +56,9 @@ type Phone interface {
 	// that was removed (`cmd package install-existing`).
 	Uninstall(pkg string) error
 	InstallExisting(pkg string) error
+	// View opens a URI as a VIEW intent does and returns the package that
+	// opened it; an error when no app opens it.
+	View(uri string) (pkg string, err error)
 
 	// Logcat returns the log lines so far, in `logcat -d` threadtime form.
 	Logcat() []string
@@ -79,6 +82,7 @@ type Package struct {
 	LauncherActivity string // .MainActivity or full class name
 	System           bool
 	Debuggable       bool
+	Aliases          []string // other names that resolve to this package
 }
 
 // ErrUnknownPackage is returned for a package that is not installed.

@@ -113,6 +113,61 @@ func TestAndroidFidelity(t *testing.T) {
 		checkSize(1080, 2400, "0")
 	})
 
+	t.Run("VIEW intents open the browser; Settings is com.android.settings", func(t *testing.T) {
+		shellOK(t, adb, serial, "am start -W -a android.intent.action.VIEW -d 'https://example.com/a?b=1'")
+		if fg, _ := d.Phone.Foreground(); fg != "com.android.browser" {
+			t.Fatalf("after a VIEW intent the foreground is %q", fg)
+		}
+		if find(dump(t, adb, serial).Root, "https://example.com/a?b=1") == nil {
+			t.Fatal("the browser does not show the URL")
+		}
+		if _, stderr, err := adb.Run("-s", serial, "shell", "am start -a android.intent.action.VIEW -d 'ftp://x'"); err == nil || !strings.Contains(string(stderr), "unable to resolve") {
+			t.Fatalf("a VIEW intent nobody opens: err=%v stderr=%q", err, stderr)
+		}
+		out := shellOK(t, adb, serial, "cmd package resolve-activity --brief com.android.settings")
+		if !strings.HasSuffix(out, "com.android.settings/.Settings\n") {
+			t.Fatalf("resolve-activity com.android.settings = %q", out)
+		}
+		// The old name still launches it.
+		shellOK(t, adb, serial, "monkey -p com.apex.settings -c android.intent.category.LAUNCHER 1")
+		if fg, _ := d.Phone.Foreground(); fg != "com.android.settings" {
+			t.Fatalf("monkey -p com.apex.settings opened %q", fg)
+		}
+	})
+
+	t.Run("app_process runs yadb and refuses other helpers", func(t *testing.T) {
+		const yadb = "app_process -Djava.class.path=/data/local/tmp/yadb /data/local/tmp com.ysbing.yadb.Main"
+		if _, stderr, err := adb.Run("-s", serial, "shell", yadb+" -keyboard hi"); err == nil || !strings.Contains(string(stderr), "ClassNotFoundException") {
+			t.Fatalf("yadb before it is pushed: err=%v stderr=%q", err, stderr)
+		}
+		shellOK(t, adb, serial, "echo jar > /data/local/tmp/yadb")
+		shellOK(t, adb, serial, "am start -W -n com.apex.login/.LoginActivity")
+		tapText(t, adb, serial, "Username")
+		shellOK(t, adb, serial, yadb+` -keyboard '中文 $HOME `+"`x`"+` "q"'`)
+		if st, _ := d.Phone.State("com.apex.login"); st["username"] != "中文 $HOME `x` \"q\"" {
+			t.Fatalf("yadb -keyboard typed %q", st["username"])
+		}
+		shellOK(t, adb, serial, yadb+" -keyboardClear")
+		if st, _ := d.Phone.State("com.apex.login"); st["username"] != "" {
+			t.Fatalf("after yadb -keyboardClear the field holds %q", st["username"])
+		}
+		shellOK(t, adb, serial, yadb+" -screenshot /sdcard/y.png; "+yadb+" -layout /sdcard/y.xml")
+		if _, err := png.DecodeConfig(bytes.NewReader(adb.Must("-s", serial, "exec-out", "cat", "/sdcard/y.png"))); err != nil {
+			t.Fatalf("yadb -screenshot wrote no PNG: %v", err)
+		}
+		if out := adb.Must("-s", serial, "exec-out", "cat", "/sdcard/y.xml"); !bytes.Contains(out, []byte("com.apex.login:id/username")) {
+			t.Fatalf("yadb -layout wrote %.200q", out)
+		}
+		shellOK(t, adb, serial, "echo dex > /data/local/tmp/mobilecli.dex")
+		_, stderr, err := adb.Run("-s", serial, "shell", "CLASSPATH=/data/local/tmp/mobilecli.dex app_process / com.mobilenext.mobilecli.DeviceServer")
+		if err == nil || !strings.Contains(string(stderr), "does not run it") || !strings.Contains(string(stderr), "mobilecli's device server") {
+			t.Fatalf("mobilecli's device server: err=%v stderr=%q; want a refusal naming it", err, stderr)
+		}
+		if _, stderr, err := adb.Run("-s", serial, "shell", "CLASSPATH=/data/local/tmp/yadb app_process / com.example.Nope"); err == nil || !strings.Contains(string(stderr), `Didn't find class "com.example.Nope"`) {
+			t.Fatalf("an unknown class: err=%v stderr=%q", err, stderr)
+		}
+	})
+
 	t.Run("adb uninstall, then cmd package install-existing", func(t *testing.T) {
 		if out := string(adb.Must("-s", serial, "uninstall", "com.apex.notes")); !strings.Contains(out, "Success") {
 			t.Fatalf("adb uninstall said %q", out)
