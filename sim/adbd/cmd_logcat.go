@@ -67,10 +67,14 @@ func (f *logFilter) pass(l logLine) bool {
 	return strings.Index(logLevels, l.level) >= min
 }
 
-// format renders a line in one of logcat's -v formats.
-func (l logLine) format(f string) string {
+// format renders a line in one of logcat's -v formats; year prefixes
+// the date with the year (the -v year modifier).
+func (l logLine) format(f, year string) string {
 	if l.when == "" {
 		return l.raw
+	}
+	if year != "" {
+		l.when = year + "-" + l.when
 	}
 	pid, _ := strconv.Atoi(l.pid)
 	switch f {
@@ -87,6 +91,9 @@ func (l logLine) format(f string) string {
 	case "long":
 		return fmt.Sprintf("[ %s %5d:%5s %s/%-8s ]\n%s\n", l.when, pid, l.tid, l.level, l.tag, l.msg)
 	}
+	if year != "" {
+		return fmt.Sprintf("%s %5s %5s %s %s: %s", l.when, l.pid, l.tid, l.level, l.tag, l.msg)
+	}
 	return l.raw
 }
 
@@ -95,12 +102,13 @@ var logFormats = map[string]bool{"brief": true, "tag": true, "process": true, "t
 // logFormatModifiers are accepted and change nothing here (the log is
 // already in UTC with milliseconds).
 var logFormatModifiers = map[string]bool{"color": true, "descriptive": true, "epoch": true, "monotonic": true,
-	"printable": true, "uid": true, "usec": true, "UTC": true, "year": true, "zone": true, "nsec": true}
+	"printable": true, "uid": true, "usec": true, "UTC": true, "zone": true, "nsec": true}
 
 // cmdLogcat is logcat: -d, -c, -t N, -T N, -s, -v FORMAT, -e REGEX, -b,
 // filterspecs and ANDROID_LOG_TAGS (which `adb logcat` exports).
 func cmdLogcat(ctx context.Context, c *Cmd) int {
-	dump, tail, format := false, -1, "threadtime"
+	dump, tail, format, year := false, -1, "threadtime", ""
+	crashOnly := false
 	filter := newLogFilter()
 	var specs []string
 	var grep *regexp.Regexp
@@ -145,6 +153,8 @@ func cmdLogcat(ctx context.Context, c *Cmd) int {
 				switch {
 				case logFormats[f]:
 					format = f
+				case f == "year":
+					year = time.Now().UTC().Format("2006")
 				case logFormatModifiers[f]:
 				default:
 					ok = false
@@ -161,6 +171,11 @@ func cmdLogcat(ctx context.Context, c *Cmd) int {
 			}
 			grep = re
 		case "-b", "-g", "-G", "-f", "-r", "-n", "--pid", "-m":
+			if flag == "-b" {
+				v, _ := val()
+				crashOnly = v == "crash" // the crash buffer holds the apps' fatal exceptions
+				continue
+			}
 			if flag == "-g" {
 				c.printf("main: ring buffer is 256 KiB (%d KiB consumed), max entry is 5120 B, max payload is 4068 B\n", len(c.phone().Logcat())/8)
 				return 0
@@ -185,7 +200,7 @@ func cmdLogcat(ctx context.Context, c *Cmd) int {
 	keep := func(lines []string) []logLine {
 		var out []logLine
 		for _, s := range lines {
-			if l := parseLogLine(s); filter.pass(l) && (grep == nil || grep.MatchString(l.msg)) {
+			if l := parseLogLine(s); filter.pass(l) && (grep == nil || grep.MatchString(l.msg)) && (!crashOnly || l.tag == "AndroidRuntime") {
 				out = append(out, l)
 			}
 		}
@@ -193,7 +208,7 @@ func cmdLogcat(ctx context.Context, c *Cmd) int {
 	}
 	emit := func(lines []logLine) {
 		for _, l := range lines {
-			c.printf("%s\n", l.format(format))
+			c.printf("%s\n", l.format(format, year))
 		}
 	}
 	lines := c.phone().Logcat()
