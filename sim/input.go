@@ -45,6 +45,11 @@ func (p *Phone) Swipe(x1, y1, x2, y2 int, d time.Duration) {
 	if L.dialog != nil {
 		return
 	}
+	if bar := p.h - p.dpf(iosHomeIndicator); p.ios && y1 >= bar {
+		// An iPhone's scroll views run under the home indicator: a drag
+		// that starts there (above the home gesture's strip) scrolls them.
+		y1 = bar - 1
+	}
 	sv := L.app.hit(x1, y1, func(v *view) bool { return v.scrollKey != "" })
 	if sv == nil {
 		return
