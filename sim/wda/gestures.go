@@ -341,7 +341,6 @@ func (s *Server) appSwitcherGesture(from, to point, still time.Duration) bool {
 		from.y-to.y >= float64(h)/8 && still >= appSwitcherHold
 }
 
-
 // origin resolves a pointerMove's target: viewport (absolute), pointer
 // (relative to the current position) or an element's centre.
 func (s *Server) origin(q *request, cur point, it actionItem) (point, error) {

@@ -44,7 +44,7 @@ type Server struct {
 	// the text of /wda/setPasteboard.
 	appium     map[string]any
 	pasteboard string
-	http    *http.Server
+	http       *http.Server
 }
 
 // NewServer returns a server for phone. opts may be nil.
