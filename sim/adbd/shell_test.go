@@ -74,7 +74,7 @@ func TestShellCommands(t *testing.T) {
 		{script: "ls /sdcard/*.nothing || echo none", out: `none\n$`},
 		{script: "for i in 1 2 3; do echo $i; done | tail -n 2", out: `^2\n3\n$`},
 		{script: "CLASSPATH=/data/local/tmp/x.jar nohup app_process / com.example.Main >/dev/null 2>&1 &\nwait; echo done", out: `^done\n$`},
-		{script: "app_process / x", code: 127, stderr: "/system/bin/sh: app_process: inaccessible or not found"},
+		{script: "app_process / x", code: 1, stderr: `java.lang.ClassNotFoundException: Didn't find class "x"`},
 		{script: "/system/bin/getprop ro.product.name", out: `^apex_sim\n$`},
 		{script: "/usr/bin/env", code: 127, stderr: "/usr/bin/env: inaccessible or not found"},
 		{script: "sh -c 'exit 3'", code: 3},
