@@ -47,7 +47,9 @@ func TestMidsceneAndroidDevice(t *testing.T) {
 	cmd.Dir = filepath.Dir(script)
 	cmd.WaitDelay = 5 * time.Second // a child left behind must not hold the pipes
 	// AndroidAgent refuses to start without a model name; none is called.
-	cmd.Env = append(os.Environ(), "MIDSCENE_MODEL_NAME=unused", "MIDSCENE_MODEL_API_KEY=unused", "MIDSCENE_MODEL_BASE_URL=http://127.0.0.1:9")
+	// MIDSCENE_RUN_DIR keeps its logs and reports out of the source tree.
+	cmd.Env = append(os.Environ(), "MIDSCENE_MODEL_NAME=unused", "MIDSCENE_MODEL_API_KEY=unused", "MIDSCENE_MODEL_BASE_URL=http://127.0.0.1:9",
+		"MIDSCENE_RUN_DIR="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
