@@ -53,7 +53,7 @@ func num(v any) float64 {
 
 const (
 	shop     = "com.apex.shop"
-	settings = "com.apex.settings"
+	settings = "com.android.settings"
 	notes    = "com.apex.notes"
 	login    = "com.apex.login"
 	zh       = "com.apex.zhongwen"

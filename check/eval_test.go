@@ -32,7 +32,7 @@ func p(s string) action.Locator { return action.Locator{Prompt: s} }
 
 func TestEval(t *testing.T) {
 	login := scenetest.SimScene(t, "com.apex.login")
-	settings := scenetest.SimScene(t, "com.apex.settings")
+	settings := scenetest.SimScene(t, "com.android.settings")
 	empty := &scene.Scene{Width: 1080, Height: 2400, Empty: true}
 	yes, no := true, false
 	tests := []struct {
@@ -135,7 +135,7 @@ func TestEvalEvidence(t *testing.T) {
 
 func TestLayoutChanged(t *testing.T) {
 	login := scenetest.SimScene(t, "com.apex.login")
-	settings := scenetest.SimScene(t, "com.apex.settings")
+	settings := scenetest.SimScene(t, "com.android.settings")
 	c := Check{Kind: LayoutChanged}
 	if r := c.Eval(login, settings); !r.Holds() || !strings.Contains(r.Evidence, "appeared") {
 		t.Errorf("a new screen: %+v", r)

@@ -116,7 +116,7 @@ func TestActRecordsEveryStep(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.settings", Dir: dir, Getenv: noEnv, OCR: "off",
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.android.settings", Dir: dir, Getenv: noEnv, OCR: "off",
 		Goal: `tap "Network & internet", tap "Wi-Fi"`})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)

@@ -229,13 +229,13 @@ func TestDriveCommandsAdbServer(t *testing.T) {
 func TestDoChangesThePhone(t *testing.T) {
 	a := startAdbLab(t, 1)
 	dev := a.lab.Devices()[0]
-	mustRun(t, "do", "Launch", "--device", dev.Serial, "--param", "app=com.apex.settings")
-	if pkg, _ := dev.Phone.Foreground(); pkg != "com.apex.settings" {
+	mustRun(t, "do", "Launch", "--device", dev.Serial, "--param", "app=com.android.settings")
+	if pkg, _ := dev.Phone.Foreground(); pkg != "com.android.settings" {
 		t.Fatalf("after apex do Launch the phone shows %s", pkg)
 	}
 	mustRun(t, "do", "tap", "-d", dev.Serial, "-p", "locate=Connected devices")
 	mustRun(t, "do", "Tap", "-d", dev.Serial, "--params", `{"locate": {"text": "Bluetooth"}}`)
-	st, err := dev.Phone.State("com.apex.settings")
+	st, err := dev.Phone.State("com.android.settings")
 	if err != nil || st["bluetooth"] != true {
 		t.Fatalf("after tapping Bluetooth the settings state is %v (%v); want bluetooth on", st, err)
 	}
@@ -245,8 +245,8 @@ func TestDoChangesThePhone(t *testing.T) {
 	if err != nil || !strings.Contains(string(ui), `text="Dark theme"`) {
 		t.Fatalf("after typing into the search field the screen does not list Dark theme (%v)", err)
 	}
-	mustRun(t, "do", "Terminate", "-d", dev.Serial, "-p", "app=com.apex.settings")
-	if st := dev.Phone.AppStatus("com.apex.settings"); st.Running {
+	mustRun(t, "do", "Terminate", "-d", dev.Serial, "-p", "app=com.android.settings")
+	if st := dev.Phone.AppStatus("com.android.settings"); st.Running {
 		t.Fatalf("after apex do Terminate settings is %+v", st)
 	}
 }

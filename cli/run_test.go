@@ -249,7 +249,7 @@ func TestRunAIStepsOffline(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("MIDSCENE_MODEL_NAME", "")
 	ok := filepath.Join(dir, "ok.yaml")
-	os.WriteFile(ok, []byte(`sim: {launch: com.apex.settings}
+	os.WriteFile(ok, []byte(`sim: {launch: com.android.settings}
 tasks:
   - name: Wi-Fi in plain words
     flow:

@@ -18,7 +18,7 @@ import (
 func BenchmarkStep(b *testing.B) {
 	_, d := labtest.Android(b, lab.Options{})
 	ctx := context.Background()
-	if err := d.LaunchApp(ctx, "com.apex.settings"); err != nil {
+	if err := d.LaunchApp(ctx, "com.android.settings"); err != nil {
 		b.Fatal(err)
 	}
 	var kept int

@@ -95,7 +95,7 @@ var pngMagic = []byte("\x89PNG")
 // a screenshot of that moment), the screen it settled on, the point and
 // element it touched, its verdict and its timings.
 func TestRunRecordsEveryPart(t *testing.T) {
-	_, _, s, rec := session(t, "com.apex.settings")
+	_, _, s, rec := session(t, "com.android.settings")
 	r := s.Run(testCtx(t), engine.Step{Call: tap("Network & internet"), Name: "tap: Network",
 		Expect: &check.Check{Kind: check.Exists, Target: action.Locator{ID: "wifi"}}})
 	if r.Err != nil {
@@ -131,7 +131,7 @@ func TestRunRecordsEveryPart(t *testing.T) {
 // (a popup, another client), the next step observes it again instead of
 // acting on the screen the last step left.
 func TestStepNeverActsOnAChangedScreen(t *testing.T) {
-	_, cd, s, _ := session(t, "com.apex.settings")
+	_, cd, s, _ := session(t, "com.android.settings")
 	ctx := testCtx(t)
 	if r := s.Run(ctx, engine.Step{Call: tap("Network & internet")}); r.Err != nil {
 		t.Fatal(r.Err)
@@ -161,7 +161,7 @@ func hasText(sc *perceive.Screen, text string) bool {
 // TestAllTargetsFoundOnOneScreen: the locators of a call are resolved on
 // the screen where the step found them, without looking again.
 func TestAllTargetsFoundOnOneScreen(t *testing.T) {
-	_, cd, s, _ := session(t, "com.apex.settings")
+	_, cd, s, _ := session(t, "com.android.settings")
 	ctx := testCtx(t)
 	if _, err := s.Current(ctx); err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestAllTargetsFoundOnOneScreen(t *testing.T) {
 // with its evidence (and the author's message first), after re-checking
 // for ExpectTimeout; a check-only step records the screen it judged.
 func TestExpectation(t *testing.T) {
-	_, _, s, _ := session(t, "com.apex.settings")
+	_, _, s, _ := session(t, "com.android.settings")
 	ctx := testCtx(t)
 	r := s.Run(ctx, engine.Step{Expect: &check.Check{Kind: check.Exists, Target: action.Locator{Text: "No such row"}}, Message: "the row shows"})
 	if r.Err == nil || r.Status != engine.Failed || !strings.HasPrefix(r.Err.Error(), "the row shows") {
@@ -203,7 +203,7 @@ func TestExpectation(t *testing.T) {
 // skipped at once; a required one waits FindTimeout, then fails with
 // ErrNotFound.
 func TestOptionalAndMissing(t *testing.T) {
-	_, _, s, rec := session(t, "com.apex.settings")
+	_, _, s, rec := session(t, "com.android.settings")
 	ctx := testCtx(t)
 	r := s.Run(ctx, engine.Step{Call: tap("Close popup"), Optional: true})
 	if r.Err != nil || r.Status != engine.Skipped || !strings.Contains(r.Skipped, "Close popup") {
@@ -247,7 +247,7 @@ func TestCustomAndCancel(t *testing.T) {
 // TestOnAChangedScreenNothingHappens: a step planned on a screen the
 // device no longer shows fails with ErrScreenChanged and does not act.
 func TestOnAChangedScreenNothingHappens(t *testing.T) {
-	_, cd, s, _ := session(t, "com.apex.settings")
+	_, cd, s, _ := session(t, "com.android.settings")
 	ctx := testCtx(t)
 	planned, err := s.Settle(ctx)
 	if err != nil {

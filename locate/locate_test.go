@@ -29,7 +29,7 @@ var shop = &scene.Scene{Width: 1080, Height: 2400, Package: "com.apex.shop", Ele
 	el("e9", "text", "Cart (0)", "", "com.apex.shop:id/cart_count", 600, 2300, 900, 2400, false),
 	el("e10", "button", "Checkout", "", "", 300, 2000, 780, 2100, true),
 	el("e11", "text", "Checkout", "", "", 400, 2020, 680, 2080, false),
-	el("e12", "switch", "", "Dark mode", "com.apex.settings:id/dark", 900, 700, 1040, 780, true),
+	el("e12", "switch", "", "Dark mode", "com.android.settings:id/dark", 900, 700, 1040, 780, true),
 	el("e13", "text", "Hidden", "", "", 0, 0, 0, 0, false),
 }}
 

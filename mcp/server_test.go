@@ -138,7 +138,7 @@ func TestDeviceFlow(t *testing.T) {
 	// Text and descriptions work too, on a fresh observation.
 	c.ok("back", map[string]any{"device": id})
 	c.ok("tap", map[string]any{"device": id, "locate": map[string]any{"text": "Settings"}})
-	if app, _ := l.Devices()[0].Phone.Foreground(); app != "com.apex.settings" {
+	if app, _ := l.Devices()[0].Phone.Foreground(); app != "com.android.settings" {
 		t.Errorf("after tapping Settings the foreground app is %q", app)
 	}
 

@@ -27,7 +27,7 @@ import (
 // and on (each a tap and an assert, twice), back, and an assert.
 func fiveHundredSteps() string {
 	var sb strings.Builder
-	sb.WriteString("sim:\n  launch: com.apex.settings\ntasks:\n  - name: Wi-Fi off and on, 124 times\n    flow:\n")
+	sb.WriteString("sim:\n  launch: com.android.settings\ntasks:\n  - name: Wi-Fi off and on, 124 times\n    flow:\n")
 	sb.WriteString("      - tap: Network & internet\n")
 	for range 124 {
 		sb.WriteString("      - tap: {id: wifi}\n      - assert: {notChecked: {id: wifi}}\n")

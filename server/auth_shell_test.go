@@ -156,7 +156,7 @@ func TestExecuteRunsNoShellStep(t *testing.T) {
 	p.ready()
 	before, _ := p.dev.Phone.Foreground()
 	for _, step := range []map[string]any{
-		{"runAdbShell": "am start -n com.apex.settings/.Main"},
+		{"runAdbShell": "am start -n com.android.settings/.Main"},
 		{"runWdaRequest": map[string]any{"method": "GET", "endpoint": "/status"}},
 		{"javascript": "1"},
 	} {

@@ -45,7 +45,7 @@ func BenchmarkMJPEG10Viewers(b *testing.B) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go func() {
-		apps := []string{"com.apex.settings", "com.apex.shop"}
+		apps := []string{"com.android.settings", "com.apex.shop"}
 		for i := 0; ctx.Err() == nil; i++ {
 			_ = p.dev.Phone.Launch(apps[i%2])
 			select {

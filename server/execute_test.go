@@ -23,11 +23,11 @@ func TestExecuteAnswers(t *testing.T) {
 		foreground string // after the job
 		errPart    string
 	}{
-		{"goal", map[string]any{"goal": `tap "Settings"`}, "goal", "done", "com.apex.settings", ""},
+		{"goal", map[string]any{"goal": `tap "Settings"`}, "goal", "done", "com.android.settings", ""},
 		{"structured action", map[string]any{"action": "Back"}, "action", "done", "com.apex.launcher", ""},
-		{"deterministic step", map[string]any{"step": map[string]any{"tap": map[string]string{"text": "Settings"}}}, "step", "done", "com.apex.settings", ""},
-		{"ai step offline", map[string]any{"step": map[string]string{"aiTap": "Network & internet"}}, "step", "done", "com.apex.settings", ""},
-		{"failing step", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "No Such Thing"}}}, "step", "failed", "com.apex.settings", "No Such Thing"},
+		{"deterministic step", map[string]any{"step": map[string]any{"tap": map[string]string{"text": "Settings"}}}, "step", "done", "com.android.settings", ""},
+		{"ai step offline", map[string]any{"step": map[string]string{"aiTap": "Network & internet"}}, "step", "done", "com.android.settings", ""},
+		{"failing step", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "No Such Thing"}}}, "step", "failed", "com.android.settings", "No Such Thing"},
 		{"action by alias with params", map[string]any{"action": "KeyboardPress", "params": map[string]string{"keyName": "Home"}}, "action", "done", "com.apex.launcher", ""},
 	}
 	for _, tt := range tests {

@@ -13,12 +13,12 @@ import (
 func TestInteractTapByText(t *testing.T) {
 	p := startPhone(t, nil)
 	p.ready()
-	if fg, _ := p.dev.Phone.Foreground(); fg == "com.apex.settings" {
+	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" {
 		t.Fatalf("settings is already in front")
 	}
 	m := p.mustDo(200, "POST", "/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": "Settings"}})
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
-		t.Errorf("after tapping Settings the foreground app is %q, want com.apex.settings", fg)
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
+		t.Errorf("after tapping Settings the foreground app is %q, want com.android.settings", fg)
 	}
 	if m["action"] != "Tap" || m["ok"] != true {
 		t.Errorf("interact = %v", m)
@@ -87,7 +87,7 @@ func TestInteractConcurrent(t *testing.T) {
 		}
 	}
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}})
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
 		t.Errorf("foreground = %q", fg)
 	}
 }

@@ -71,8 +71,8 @@ func TestIOSPointTap(t *testing.T) {
 	if pt := m["point"].(map[string]any); pt["x"] != float64(x) || pt["y"] != float64(y) {
 		t.Errorf("tapped %v, want %d,%d", pt, x, y)
 	}
-	if fg, _ := dev.Phone.Foreground(); fg != "com.apex.settings" {
-		t.Errorf("foreground after the tap = %q, want com.apex.settings", fg)
+	if fg, _ := dev.Phone.Foreground(); fg != "com.android.settings" {
+		t.Errorf("foreground after the tap = %q, want com.android.settings", fg)
 	}
 	evs := p.mustDo(200, "GET", "/recorder/events", nil)["events"].([]any)
 	if got, _ := json.Marshal(evs[0].(map[string]any)["params"]); len(evs) != 1 || string(got) != `{"locate":{"text":"Settings"}}` {

@@ -86,8 +86,8 @@ func TestRecorderExportReplays(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the export does not load: %v\n%s", err, yml)
 	}
-	p.dev.Phone.ForceStop("com.apex.settings")
-	if fg, _ := p.dev.Phone.Foreground(); fg == "com.apex.settings" {
+	p.dev.Phone.ForceStop("com.android.settings")
+	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" {
 		t.Fatal("settings still in front before the replay")
 	}
 	d, err := android.OpenDirect(testCtx(t), p.dev.Addr, nil)
@@ -104,8 +104,8 @@ func TestRecorderExportReplays(t *testing.T) {
 	if err != nil || res.Status != "passed" || res.Steps != 3 {
 		t.Fatalf("replay: %v, %+v\n%s", err, res, yml)
 	}
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
-		t.Errorf("after the replay the foreground is %q, want com.apex.settings", fg)
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
+		t.Errorf("after the replay the foreground is %q, want com.android.settings", fg)
 	}
 }
 

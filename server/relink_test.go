@@ -72,13 +72,13 @@ func TestInteractRelinksABrokenLink(t *testing.T) {
 	if opens.Load() != 2 || len(p.opened) != 1 || p.state() != "ready" {
 		t.Errorf("after relinking: %d opens, %d links open, state %s; want 2, 1, ready", opens.Load(), len(p.opened), p.state())
 	}
-	if fg, _ := p.dev.Phone.Foreground(); fg == "com.apex.settings" || taps.Load() != 0 {
+	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" || taps.Load() != 0 {
 		t.Errorf("the failed tap was repeated (%d taps, foreground %s)", taps.Load(), fg)
 	}
 	// The new link works; the client's retry taps once.
 	broken.Store(false)
 	p.mustDo(200, "POST", "/interact", tap)
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" || taps.Load() != 1 {
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" || taps.Load() != 1 {
 		t.Errorf("retry: %d taps, foreground %s", taps.Load(), fg)
 	}
 

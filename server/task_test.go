@@ -77,8 +77,8 @@ func TestExecuteOneAtATimeAndCancel(t *testing.T) {
 	if v["status"] != "done" {
 		t.Fatalf("task after cancel: %v", v)
 	}
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.apex.settings" {
-		t.Errorf("foreground after the task = %q, want com.apex.settings", fg)
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
+		t.Errorf("foreground after the task = %q, want com.android.settings", fg)
 	}
 	if st := p.state(); st != "ready" {
 		t.Errorf("state after a task = %q, want ready", st)

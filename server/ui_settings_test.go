@@ -130,7 +130,7 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	if cls := eval[string](t, ctx, `document.querySelector("#log .status").className`); !strings.Contains(cls, "status-done") {
 		t.Fatalf("the step ended %q:\n%s", cls, eval[string](t, ctx, `document.getElementById("log").innerText`))
 	}
-	waitForeground(t, p, "after the step", func(fg string) bool { return fg == "com.apex.settings" })
+	waitForeground(t, p, "after the step", func(fg string) bool { return fg == "com.android.settings" })
 	waitFor(t, ctx, "the preview to show the new screen", previewHash+` !== `+strconv.Itoa(before)+` && `+previewHash+` > 0`)
 	if href := eval[string](t, ctx, `document.querySelector("#log .status a").getAttribute("href")`); !strings.HasPrefix(href, "/runs/") {
 		t.Errorf("the step's report link is %q, want the report itself", href)

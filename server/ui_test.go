@@ -148,13 +148,13 @@ func TestUIInBrowser(t *testing.T) {
 	if !strings.Contains(status, "status-done") || lines == 0 {
 		t.Fatalf("goal ended with %q after %d progress lines:\n%s", status, lines, eval[string](t, ctx, `document.getElementById("log").innerText`))
 	}
-	waitForeground(t, p, "after the goal", func(fg string) bool { return fg == "com.apex.settings" })
+	waitForeground(t, p, "after the goal", func(fg string) bool { return fg == "com.android.settings" })
 
 	// Home, then a click on the Settings icon of the preview taps it.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#home"))); err != nil {
 		t.Fatal(err)
 	}
-	waitForeground(t, p, "after Home", func(fg string) bool { return fg != "com.apex.settings" })
+	waitForeground(t, p, "after Home", func(fg string) bool { return fg != "com.android.settings" })
 	waitFor(t, ctx, "Home to be done", `document.querySelector("#log .msg.manual") && document.querySelector("#log .msg.manual").textContent.includes("✓")`)
 	x, y := centerOf(t, p, "Settings icon", withText("Settings"))
 	w, h, _ := p.dev.Phone.Display()
@@ -177,7 +177,7 @@ func TestUIInBrowser(t *testing.T) {
 		}
 	}
 	click(x, y)
-	waitForeground(t, p, fmt.Sprintf("after a click on the preview at device (%d,%d)", x, y), func(fg string) bool { return fg == "com.apex.settings" })
+	waitForeground(t, p, fmt.Sprintf("after a click on the preview at device (%d,%d)", x, y), func(fg string) bool { return fg == "com.android.settings" })
 	waitFor(t, ctx, "the tap to be logged", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent.startsWith("Tap at") && m.textContent.includes("✓"))`)
 
 	// Back, recorded, leaves Settings, so the long task below starts from
@@ -189,7 +189,7 @@ func TestUIInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#back"))); err != nil {
 		t.Fatal(err)
 	}
-	waitForeground(t, p, "after Back", func(fg string) bool { return fg != "com.apex.settings" })
+	waitForeground(t, p, "after Back", func(fg string) bool { return fg != "com.android.settings" })
 	waitFor(t, ctx, "Back to be done", `Array.from(document.querySelectorAll("#log .msg.manual")).some(m => m.textContent === "Back ✓")`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#rec-stop"))); err != nil {
 		t.Fatal(err)

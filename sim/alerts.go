@@ -22,6 +22,7 @@ type AppStatus struct {
 func (p *Phone) AppStatus(pkg string) AppStatus {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	pkg = p.resolve(pkg)
 	a, ok := p.apps[pkg]
 	if !ok {
 		return AppStatus{}

@@ -39,7 +39,7 @@ func TestSettingsTogglesPagesAndSearch(t *testing.T) {
 	if string(before) == string(after) {
 		t.Error("dark theme did not change the screenshot")
 	}
-	st, _ := p.State("com.apex.settings")
+	st, _ := p.State("com.android.settings")
 	if st["wifi"] != false || st["airplane"] != true || st["dark_mode"] != true || st["bluetooth"] != false {
 		t.Errorf("settings state = %v", st)
 	}

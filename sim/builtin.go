@@ -12,7 +12,7 @@ import (
 var builtinFS embed.FS
 
 // builtinOrder puts the launcher icons in a familiar order.
-var builtinOrder = []string{Launcher, "com.apex.settings", "com.apex.shop", "com.apex.notes", "com.apex.login", "com.apex.zhongwen"}
+var builtinOrder = []string{Launcher, "com.android.settings", "com.apex.shop", "com.apex.notes", "com.apex.login", "com.apex.zhongwen", "com.android.browser"}
 
 var builtins = sync.OnceValues(func() ([]*AppSpec, error) {
 	names, err := fs.Glob(builtinFS, "apps/*.yaml")

@@ -4,7 +4,9 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,6 +16,7 @@ import (
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+	"golang.org/x/image/vector"
 )
 
 // CJKFontPath is where Debian's fonts-noto-cjk puts the CJK collection.
@@ -129,7 +132,7 @@ func (c *glyphCache) get(r rune, size int, bold bool) *glyph {
 	}
 	g := &glyph{}
 	if f == nil {
-		g = tofu(size)
+		g = shapeGlyph(r, size)
 	} else if fc := c.face(f, size); fc != nil {
 		dr, mask, mp, adv, ok := fc.Glyph(fixed.Point26_6{}, r)
 		g.adv = adv.Round()
@@ -142,6 +145,43 @@ func (c *glyphCache) get(r rune, size int, bold bool) *glyph {
 	}
 	c.glyphs[k] = g
 	return g
+}
+
+// shapeGlyph draws the symbols apps use that the Go fonts lack (★ and ☆ in
+// ratings) when no fallback font has them; other runes are tofu.
+func shapeGlyph(r rune, size int) *glyph {
+	if r != '★' && r != '☆' {
+		return tofu(size)
+	}
+	w := size * 8 / 10
+	star := func(z *vector.Rasterizer, scale float64, reverse bool) {
+		cx, cy, outer := float64(w)/2, float64(w)/2+float64(w)*0.04, float64(w)/2*scale
+		var pts [][2]float32
+		for i := range 10 {
+			rad := outer
+			if i%2 == 1 {
+				rad = outer * 0.4
+			}
+			a := math.Pi/2 + float64(i)*math.Pi/5
+			pts = append(pts, [2]float32{float32(cx + rad*math.Cos(a)), float32(cy - rad*math.Sin(a))})
+		}
+		if reverse {
+			slices.Reverse(pts)
+		}
+		z.MoveTo(pts[0][0], pts[0][1])
+		for _, p := range pts[1:] {
+			z.LineTo(p[0], p[1])
+		}
+		z.ClosePath()
+	}
+	z := vector.NewRasterizer(w, w)
+	star(z, 1, false)
+	if r == '☆' {
+		star(z, 0.72, true) // the hole: the opposite winding cancels the fill
+	}
+	a := image.NewAlpha(image.Rect(0, 0, w, w))
+	z.Draw(a, a.Bounds(), image.Opaque, image.Point{})
+	return &glyph{mask: a, off: image.Pt(size/10, -w+size/12), adv: w + size/5}
 }
 
 // tofu is the box drawn for a rune no installed font has.

@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"time"
+
+	"github.com/apexagent/apex/sim/adbd"
 )
 
 // LongPressTimeout is how long a still touch must last to be a long press
@@ -42,6 +44,11 @@ func (p *Phone) Swipe(x1, y1, x2, y2 int, d time.Duration) {
 	L := p.layout()
 	if L.dialog != nil {
 		return
+	}
+	if bar := p.h - p.dpf(iosHomeIndicator); p.ios && y1 >= bar {
+		// An iPhone's scroll views run under the home indicator: a drag
+		// that starts there (above the home gesture's strip) scrolls them.
+		y1 = bar - 1
 	}
 	sv := L.app.hit(x1, y1, func(v *view) bool { return v.scrollKey != "" })
 	if sv == nil {
@@ -222,6 +229,10 @@ func (p *Phone) key(L *screenLayout, code int) {
 		p.focusNext(L)
 	case KeycodeVolumeUp, KeycodeVolumeDown:
 		p.logcat.add(1000, "I", "AudioService", "adjustStreamVolume() stream=3, dir="+map[int]string{KeycodeVolumeUp: "1", KeycodeVolumeDown: "-1"}[code])
+	default:
+		if r, ok := adbd.KeyChar(code); ok {
+			p.typeText(L, string(r))
+		}
 	}
 }
 

@@ -283,13 +283,19 @@ func (rd *renderer) iosSelf(dst *image.RGBA, v *view) bool {
 	return true
 }
 
+// HomeGesturePoints is the strip at the bottom edge where the home and app
+// switcher gestures start: narrower than the 34-point home indicator, as on
+// an iPhone, where a swipe starting 21 points above the edge (webdriverio's
+// default swipe) scrolls the app.
+const HomeGesturePoints = 20
+
 // iosEdgeSwipe handles an iPhone's edge gestures: up from the home
 // indicator goes home; right from the left edge goes back a screen. It
 // reports whether the swipe was one.
 func (p *Phone) iosEdgeSwipe(x1, y1, x2, y2 int) bool {
 	dx, dy := x2-x1, y1-y2
 	switch {
-	case y1 >= p.h-p.dpf(iosHomeIndicator) && dy >= p.h/8:
+	case y1 >= p.h-p.dpf(HomeGesturePoints) && dy >= p.h/8:
 		p.home()
 		return true
 	case x1 <= p.dpf(20) && dx >= p.w/4 && abs(dy) < dx/2:

@@ -154,7 +154,7 @@ func TestXCUIAttributesAsRealWDA(t *testing.T) {
 		collectAttrs(t, data, real, tags)
 	}
 	p := newIPhone(t)
-	for _, app := range []string{"com.apex.shop", "com.apex.login", "com.apex.settings"} {
+	for _, app := range []string{"com.apex.shop", "com.apex.login", "com.android.settings"} {
 		if err := p.Launch(app); err != nil {
 			t.Fatal(err)
 		}

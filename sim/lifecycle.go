@@ -14,6 +14,7 @@ import (
 func (p *Phone) Launch(pkg string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	pkg = p.resolve(pkg)
 	if _, ok := p.apps[pkg]; !ok {
 		return fmt.Errorf("sim: launch %s: %w", pkg, adbd.ErrUnknownPackage)
 	}
@@ -26,6 +27,7 @@ func (p *Phone) Launch(pkg string) error {
 func (p *Phone) ForceStop(pkg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	pkg = p.resolve(pkg)
 	a, ok := p.apps[pkg]
 	if !ok || !a.running {
 		return

@@ -94,6 +94,19 @@ func (v *validator) app() error {
 	if s.Label == "" {
 		return v.errf(s.Line, "label", "required: the name shown under the launcher icon")
 	}
+	for i, a := range s.Aliases {
+		if !packagePattern.MatchString(a) || a == s.Package {
+			return v.errf(s.Line, fmt.Sprintf("aliases[%d]", i), "expected another package name like com.example.old, got %q", a)
+		}
+	}
+	if l := s.Links; l != nil {
+		if len(l.Schemes) == 0 {
+			return v.errf(s.Line, "links.schemes", "required: the URI schemes the app opens, like [http, https]")
+		}
+		if _, ok := s.Session[l.Bind]; !ok {
+			return v.errf(s.Line, "links.bind", "expected a session variable to hold the URI, got %q", l.Bind)
+		}
+	}
 	if len(s.Screens) == 0 {
 		return v.errf(s.Line, "screens", "required: at least one screen")
 	}

@@ -49,13 +49,17 @@ type Phone struct {
 	clock      Clock
 	serial     string
 	model      string
-	w, h       int
+	w, h       int // the screen as laid out now (swapped in landscape)
+	natW, natH int // the screen in its natural (portrait) orientation
+	rotation   int // Surface.ROTATION_0…270 as 0…3
 	density    int
 	props      map[string]string
 	apps       map[string]*appRun
 	order      []string // install order, for the launcher
 	pkgs       map[string]adbd.Package
-	fg         string // foreground package
+	removed    map[string]*AppSpec // uninstalled built-ins, for install-existing
+	aliases    map[string]string   // other package names of installed apps (AppSpec.Aliases)
+	fg         string              // foreground package
 	recents    []string
 	inOverview bool
 	awake      bool
@@ -90,6 +94,8 @@ func NewPhone(opts Options) (*Phone, error) {
 		density: opts.Density,
 		apps:    map[string]*appRun{},
 		pkgs:    map[string]adbd.Package{},
+		removed: map[string]*AppSpec{},
+		aliases: map[string]string{},
 		awake:   true,
 		nextPID: 3100,
 		seed:    opts.Seed,
@@ -122,6 +128,7 @@ func NewPhone(opts Options) (*Phone, error) {
 	if p.density < 120 || p.density > 960 {
 		return nil, fmt.Errorf("sim: new phone: density %d out of range (120 to 960 dpi)", p.density)
 	}
+	p.natW, p.natH = p.w, p.h
 	p.logcat = newLogBuffer(p.clock)
 	p.props = defaultProps(p.model, p.serial)
 	p.settings = defaultSettings(p.model)
@@ -154,7 +161,10 @@ func (p *Phone) installSpec(s *AppSpec) {
 	}
 	p.apps[s.Package] = newAppRun(s, p.seed)
 	p.pkgs[s.Package] = adbd.Package{Name: s.Package, Label: s.Label, Version: s.Version,
-		LauncherActivity: s.Activity, System: s.System}
+		LauncherActivity: s.Activity, System: s.System, Aliases: s.Aliases}
+	for _, a := range s.Aliases {
+		p.aliases[a] = s.Package
+	}
 }
 
 func defaultProps(model, serial string) map[string]string {
@@ -199,7 +209,8 @@ func defaultSettings(model string) map[string]map[string]string {
 			"transition_animation_scale": "1.0", "animator_duration_scale": "1.0"},
 		"secure": {"default_input_method": "com.apex.ime/.Keyboard", "android_id": "5eedc0ffee123456",
 			"enabled_input_methods": "com.apex.ime/.Keyboard"},
-		"system": {"screen_brightness": "128", "screen_off_timeout": "600000", "font_scale": "1.0"},
+		"system": {"screen_brightness": "128", "screen_off_timeout": "600000", "font_scale": "1.0",
+			"user_rotation": "0", "accelerometer_rotation": "0"},
 	}
 }
 
@@ -212,8 +223,9 @@ func (p *Phone) Props() map[string]string {
 	return m
 }
 
-// Display returns the screen size in pixels and the density in dpi.
-func (p *Phone) Display() (width, height, density int) { return p.w, p.h, p.density }
+// Display returns the physical screen size in pixels (in the natural,
+// portrait orientation, as `wm size` reports it) and the density in dpi.
+func (p *Phone) Display() (width, height, density int) { return p.natW, p.natH, p.density }
 
 // Serial is the phone's serial number.
 func (p *Phone) Serial() string { return p.serial }
@@ -275,7 +287,7 @@ func placeholderSpec(pkg adbd.Package) *AppSpec {
 func (p *Phone) State(pkg string) (map[string]any, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a, ok := p.apps[pkg]
+	a, ok := p.apps[p.resolve(pkg)]
 	if !ok {
 		return nil, fmt.Errorf("sim: state of %s: %w", pkg, adbd.ErrUnknownPackage)
 	}
@@ -302,6 +314,25 @@ func (p *Phone) PutSetting(namespace, key, value string) {
 		p.settings[namespace] = map[string]string{}
 	}
 	p.settings[namespace][key] = value
+	if namespace == "system" && (key == "user_rotation" || key == "accelerometer_rotation") {
+		p.applyRotation()
+	}
+}
+
+// Settings returns a copy of one namespace of the settings provider.
+func (p *Phone) Settings(namespace string) map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.settings[namespace])
+}
+
+// DeleteSetting removes a value of the settings provider.
+func (p *Phone) DeleteSetting(namespace, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.settings[namespace][key]
+	delete(p.settings[namespace], key)
+	return ok
 }
 
 // Logcat returns the log so far in `logcat -d` threadtime form.

@@ -172,6 +172,7 @@ func TestSchemaMatchesSpecTypes(t *testing.T) {
 		{"app", root, reflect.TypeFor[AppSpec]()},
 		{"icon", root["properties"].(map[string]any)["icon"].(map[string]any), reflect.TypeFor[Icon]()},
 		{"theme", root["properties"].(map[string]any)["theme"].(map[string]any), reflect.TypeFor[Theme]()},
+		{"links", root["properties"].(map[string]any)["links"].(map[string]any), reflect.TypeFor[Links]()},
 		{"screen", def("screen"), reflect.TypeFor[Screen]()},
 		{"popup", def("popup"), reflect.TypeFor[Popup]()},
 		{"dialog", def("dialog"), reflect.TypeFor[Dialog]()},
@@ -233,7 +234,7 @@ func TestDocsCoverSpec(t *testing.T) {
 	for name := range funcs {
 		need("function", "`"+name+"(")
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[AppSpec](), reflect.TypeFor[Icon](), reflect.TypeFor[Theme](),
+	for _, typ := range []reflect.Type{reflect.TypeFor[AppSpec](), reflect.TypeFor[Icon](), reflect.TypeFor[Theme](), reflect.TypeFor[Links](),
 		reflect.TypeFor[Screen](), reflect.TypeFor[Popup](), reflect.TypeFor[Dialog](), reflect.TypeFor[Element](),
 		reflect.TypeFor[ListItem](), reflect.TypeFor[Tab](), reflect.TypeFor[Action](), reflect.TypeFor[Append]()} {
 		for f := range typ.Fields() {

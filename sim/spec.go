@@ -20,6 +20,12 @@ type AppSpec struct {
 	// Hidden apps have no launcher icon (the launcher itself).
 	Hidden bool `yaml:"hidden"`
 	System bool `yaml:"system"`
+	// Aliases are other package names that resolve to this app (an
+	// earlier name that scripts still use).
+	Aliases []string `yaml:"aliases"`
+	// Links makes the app open VIEW intents (`am start -a
+	// android.intent.action.VIEW -d URI`) with these URI schemes.
+	Links *Links `yaml:"links"`
 	// State survives force-stop (like an app's database); Session is reset
 	// on every cold start (like fields on screen).
 	State   map[string]any `yaml:"state"`
@@ -32,6 +38,14 @@ type AppSpec struct {
 
 	File string `yaml:"-"` // where the spec was read from
 	Line int    `yaml:"-"`
+}
+
+// Links are the URIs an app opens: a VIEW intent whose scheme is in
+// Schemes cold-starts the app at its start screen with the URI in the
+// session variable Bind.
+type Links struct {
+	Schemes []string `yaml:"schemes"`
+	Bind    string   `yaml:"bind"`
 }
 
 // Icon is the launcher icon: a coloured disc with a glyph.

@@ -26,7 +26,7 @@ import (
 // every screencap afresh.
 func flipScreen(b *testing.B, dev *lab.Device, i int) {
 	b.Helper()
-	app := "com.apex.settings"
+	app := "com.android.settings"
 	if i%2 == 1 {
 		app = "com.apex.notes"
 	}

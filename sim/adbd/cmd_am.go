@@ -144,6 +144,9 @@ func cmdAm(ctx context.Context, c *Cmd) int {
 
 func amStart(c *Cmd, in intent) int {
 	c.printf("Starting: %s\n", in)
+	if in.action == "android.intent.action.VIEW" && in.data != "" && in.comp == "" {
+		return amView(c, in)
+	}
 	pkg, act := in.pkg, ""
 	if in.comp != "" {
 		var ok bool
@@ -173,6 +176,7 @@ func amStart(c *Cmd, in intent) int {
 			return 1
 		}
 	}
+	pkg = p.Name // an alias names the app by its package
 	if in.stop {
 		c.phone().ForceStop(pkg)
 	}
@@ -185,6 +189,27 @@ func amStart(c *Cmd, in intent) int {
 	c.s.started[pkg] = true
 	c.s.mu.Unlock()
 	if in.wait {
+		ms := time.Since(start).Milliseconds()
+		c.printf("Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: %d\nWaitTime: %d\nComplete\n",
+			component(pkg, activityClass(p)), ms, ms)
+	}
+	return 0
+}
+
+// amView delivers a VIEW intent with a URI to the app that opens it (the
+// browser for http and https).
+func amView(c *Cmd, in intent) int {
+	start := time.Now()
+	pkg, err := c.phone().View(in.data)
+	if err != nil || (in.pkg != "" && in.pkg != pkg) {
+		fmt.Fprintf(c.Stderr, "Error: Activity not started, unable to resolve %s\n", in)
+		return 1
+	}
+	c.s.mu.Lock()
+	c.s.started[pkg] = true
+	c.s.mu.Unlock()
+	if in.wait {
+		p, _ := c.s.pkg(pkg)
 		ms := time.Since(start).Milliseconds()
 		c.printf("Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: %d\nWaitTime: %d\nComplete\n",
 			component(pkg, activityClass(p)), ms, ms)
@@ -257,6 +282,7 @@ func cmdMonkey(_ context.Context, c *Cmd) int {
 		c.printf("** No activities found to run, monkey aborted.\n")
 		return 252
 	}
+	pkg = p.Name
 	start := time.Now()
 	if err := c.phone().Launch(pkg); err != nil {
 		c.printf("** monkey aborted: %v\n", err)

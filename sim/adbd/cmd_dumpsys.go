@@ -28,7 +28,13 @@ func cmdDumpsys(_ context.Context, c *Cmd) int {
 		return 0
 	}
 	ph := c.phone()
-	w, h, d := ph.Display()
+	pw, ph0, d := ph.Display() // physical, portrait
+	rot := ph.Rotation()
+	w, h := pw, ph0 // as laid out now
+	orient := "port"
+	if rot%2 == 1 {
+		w, h, orient = ph0, pw, "land"
+	}
 	pkg, act := ph.Foreground()
 	comp := component(pkg, act)
 	sub := ""
@@ -40,7 +46,7 @@ func cmdDumpsys(_ context.Context, c *Cmd) int {
 		switch sub {
 		case "displays":
 			c.printf("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0 rootTasks=1\n")
-			c.printf("    init=%dx%d %ddpi cur=%dx%d app=%dx%d\n", w, h, d, w, h, w, h)
+			c.printf("    init=%dx%d %ddpi cur=%dx%d app=%dx%d\n", pw, ph0, d, w, h, w, h)
 			c.printf("    mLayoutSeq=1\n    mCurrentFocus=Window{1a2b3c u0 %s}\n    mFocusedApp=ActivityRecord{4d5e6f u0 %s t7}\n", comp, comp)
 		default:
 			c.printf("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
@@ -50,8 +56,8 @@ func cmdDumpsys(_ context.Context, c *Cmd) int {
 			if ph.KeyboardShown() {
 				c.printf("  Window #1 Window{2b3c4d u0 InputMethod}:\n    mDisplayId=0 mHasSurface=true isReadyForDisplay()=true\n")
 			}
-			c.printf("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw%ddp w%ddp h%ddp %ddpi nrml port finger qwerty/v/v -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d)} s.1}\n",
-				w*160/d, w*160/d, h*160/d, d, w, h)
+			c.printf("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw%ddp w%ddp h%ddp %ddpi nrml %s finger qwerty/v/v -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d)} s.1}\n",
+				min(w, h)*160/d, w*160/d, h*160/d, d, orient, w, h)
 			c.printf("  mCurrentFocus=Window{1a2b3c u0 %s}\n  mFocusedApp=ActivityRecord{4d5e6f u0 %s t7}\n", comp, comp)
 			c.printf("  mInputMethodWindow=Window{2b3c4d u0 InputMethod}\n")
 			c.printf("  mShowingLockscreen=%v mShowingDream=false mDreamingLockscreen=%v\n", ph.Locked(), ph.Locked())
@@ -66,25 +72,26 @@ func cmdDumpsys(_ context.Context, c *Cmd) int {
 	case "input":
 		c.printf("INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: %v\n\nInput Reader State:\n", ph.Awake())
 		c.printf("  Device 1: virtio_input_multi_touch\n    Sources: 0x00001002\n    Touch Input Mapper (mode DIRECT):\n")
-		c.printf("      Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, orientation=0, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n", w, h, w, h, w, h)
-		c.printf("      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: 0\n", w, h)
+		c.printf("      Viewport INTERNAL: displayId=0, uniqueId=local:"+physicalDisplayID+", orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n", rot, w, h, w, h, pw, ph0)
+		c.printf("      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: %d\n", w, h, rot)
 		c.printf("\nInput Dispatcher State:\n  FocusedApplications:\n    displayId=0, name='ActivityRecord{4d5e6f u0 %s t7}'\n", comp)
 		c.printf("  FocusedWindows:\n    displayId=0, name='1a2b3c %s'\n", comp)
 	case "input_method":
 		shown := ph.KeyboardShown()
-		c.printf("Current Input Method Manager state:\n  mCurMethodId=com.android.inputmethod.latin/.LatinIME\n")
+		ime, _ := ph.Setting("secure", "default_input_method")
+		c.printf("Current Input Method Manager state:\n  mCurMethodId=%s\n", ime)
 		c.printf("  mCurFocusedWindowSoftInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE\n  mInputShown=%v\n  mShowRequested=%v mShowExplicitlyRequested=false\n", shown, shown)
 		c.printf("  mIsInputViewShown=%v\n  mImeWindowVis=%d\n", shown, map[bool]int{false: 0, true: 3}[shown])
 	case "SurfaceFlinger":
 		if sub == "--display-id" {
-			c.printf("Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
+			c.printf("Display " + physicalDisplayID + " (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
 			return 0
 		}
-		c.printf("Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
+		c.printf("Display " + physicalDisplayID + " (HWC display 0): port=0 pnpId=GGL displayName=\"EMU_display_0\"\n")
 		c.printf("Display 0: %dx%d, density %d\n", w, h, d)
 	case "display":
-		c.printf("DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:4619827259835644672', physicalPort=0, orientation=0, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n", w, h, w, h, w, h)
-		c.printf("Display Devices: size=1\n  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:4619827259835644672\", %d x %d, density %d}\n", w, h, d)
+		c.printf("DISPLAY MANAGER (dumpsys display)\n  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:"+physicalDisplayID+"', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n", rot, w, h, w, h, w, h)
+		c.printf("Display Devices: size=1\n  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:"+physicalDisplayID+"\", %d x %d, density %d}\n", w, h, d)
 		c.printf("  Display Id=0\n  Display State=%s\n", map[bool]string{true: "ON", false: "OFF"}[ph.Awake()])
 	case "power":
 		wake := "Asleep"

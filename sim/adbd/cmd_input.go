@@ -94,8 +94,101 @@ func cmdInput(_ context.Context, c *Cmd) int {
 			}
 			ph.KeyEvent(code)
 		}
+	case "keycombination":
+		return keyCombination(c, a[1:])
+	case "motionevent":
+		return motionEvent(c, a[1:])
 	default:
 		return inputUsage(c)
+	}
+	return 0
+}
+
+// modifierKeys are held while the other keys of a keycombination are pressed.
+var modifierKeys = map[int]string{57: "alt", 58: "alt", 59: "shift", 60: "shift", 113: "ctrl", 114: "ctrl", 117: "meta", 118: "meta"}
+
+// shifted is what shift turns a typing key's character into (US layout).
+var shifted = map[rune]rune{'1': '!', '2': '@', '3': '#', '4': '$', '5': '%', '6': '^', '7': '&', '8': '*', '9': '(', '0': ')',
+	'-': '_', '=': '+', '[': '{', ']': '}', '\\': '|', ';': ':', '\'': '"', ',': '<', '.': '>', '/': '?', '`': '~'}
+
+// keyCombination is `input keycombination [-t MS] KEY…`: the modifiers are
+// held while the other keys are pressed. Shift types the shifted
+// character, ctrl+V pastes the clipboard; other chords with ctrl, alt or
+// meta type nothing (the simulated apps bind no shortcuts).
+func keyCombination(c *Cmd, a []string) int {
+	if len(a) > 1 && a[0] == "-t" {
+		a = a[2:]
+	}
+	if len(a) < 2 {
+		return inputUsage(c)
+	}
+	held := map[string]bool{}
+	var keys []int
+	for _, k := range a {
+		code, ok := keyCode(k)
+		if !ok {
+			return c.fail(1, "unknown key %q; use a KEYCODE_ name or a number", k)
+		}
+		if m, ok := modifierKeys[code]; ok {
+			held[m] = true
+		} else {
+			keys = append(keys, code)
+		}
+	}
+	ph := c.phone()
+	for _, code := range keys {
+		r, typing := KeyChar(code)
+		switch {
+		case held["ctrl"] && code == 50: // KEYCODE_V
+			c.s.mu.Lock()
+			clip := c.s.clipboard
+			c.s.mu.Unlock()
+			ph.InputText(clip)
+		case held["ctrl"] || held["alt"] || held["meta"]:
+		case typing && held["shift"]:
+			if s, ok := shifted[r]; ok {
+				r = s
+			}
+			ph.InputText(strings.ToUpper(string(r)))
+		default:
+			ph.KeyEvent(code)
+		}
+	}
+	return 0
+}
+
+// touchDown is a finger put down by `input motionevent DOWN`.
+type touchDown struct {
+	x, y int
+	at   time.Time
+}
+
+// motionEvent is `input motionevent DOWN|MOVE|UP|CANCEL X Y`: one finger;
+// the gesture is delivered when it lifts, as a swipe from where it went
+// down to where it came up (a tap or long press when it did not move).
+func motionEvent(c *Cmd, a []string) int {
+	if len(a) != 3 {
+		return inputUsage(c)
+	}
+	xy, ok := ints(a[1:], 2)
+	if !ok {
+		return inputUsage(c)
+	}
+	c.s.mu.Lock()
+	t := c.s.touch
+	switch strings.ToUpper(a[0]) {
+	case "DOWN":
+		c.s.touch = &touchDown{x: xy[0], y: xy[1], at: time.Now()}
+	case "MOVE": // the path between is not modelled
+	case "CANCEL", "UP":
+		c.s.touch = nil
+	default:
+		c.s.mu.Unlock()
+		return inputUsage(c)
+	}
+	c.s.mu.Unlock()
+	if strings.EqualFold(a[0], "UP") && t != nil {
+		c.phone().Swipe(t.x, t.y, xy[0], xy[1], time.Since(t.at))
 	}
 	return 0
 }
@@ -105,6 +198,8 @@ func inputUsage(c *Cmd) int {
 	c.printf("      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ... (Default: keyboard)\n")
 	c.printf("      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n")
 	c.printf("      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      press (Default: trackball)\n")
+	c.printf("      keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard)\n")
+	c.printf("      motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)\n")
 	return 1
 }
 
@@ -171,6 +266,16 @@ const (
 	dataspaceSRGB       = 0x8C20000
 )
 
+// physicalDisplayID is the one display's id, as SurfaceFlinger reports it.
+const physicalDisplayID = "4619827259835644672"
+
+// validDisplayID accepts the display's physical id, its logical id 0, and
+// "null", which Midscene sends when no display was chosen (screencap reads
+// it as 0).
+func validDisplayID(id string) bool {
+	return id == physicalDisplayID || id == "0" || id == "null"
+}
+
 func cmdScreencap(_ context.Context, c *Cmd) int {
 	png, file := false, ""
 	a := c.Args[1:]
@@ -179,7 +284,10 @@ func cmdScreencap(_ context.Context, c *Cmd) int {
 		case "-p":
 			png = true
 		case "-d":
-			i++ // one display; an id (even "null", which Midscene sends) selects it
+			i++
+			if i < len(a) && !validDisplayID(a[i]) {
+				return c.fail(1, "Display ID %s is not valid. Valid display IDs are: %s (0 is accepted too)", a[i], physicalDisplayID)
+			}
 		case "-h":
 			c.printf("usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n   -d: specify the physical display ID to capture\n")
 			return 0

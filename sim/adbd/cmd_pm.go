@@ -2,8 +2,10 @@ package adbd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +51,7 @@ func (s *Server) packages() []Package {
 
 func (s *Server) pkg(name string) (Package, bool) {
 	for _, p := range s.packages() {
-		if p.Name == name {
+		if p.Name == name || slices.Contains(p.Aliases, name) {
 			return p, true
 		}
 	}
@@ -103,10 +105,8 @@ func cmdPm(ctx context.Context, c *Cmd) int {
 		return pmInstall(c, a[1:])
 	case "install-create", "install-write", "install-commit", "install-abandon":
 		return pmSession(c, a)
-	case "uninstall", "clear":
-		// The Phone contract has no way to remove an app or its data.
-		c.printf("Failure [DELETE_FAILED_INTERNAL_ERROR: the simulated phone cannot %s packages]\n", a[0])
-		return 1
+	case "uninstall", "clear", "install-existing":
+		return pmPackageOp(c, a)
 	case "grant", "revoke":
 		if len(a) >= 3 {
 			if _, ok := c.s.pkg(a[1]); !ok {
@@ -117,6 +117,67 @@ func cmdPm(ctx context.Context, c *Cmd) int {
 	}
 	fmt.Fprintf(c.Stderr, "Unknown command: %s\n", strings.Join(a, " "))
 	return 255
+}
+
+// pmPackageOp is `pm clear|uninstall|install-existing [--user N] [-k] PKG`.
+func pmPackageOp(c *Cmd, a []string) int {
+	var pkg string
+	for i := 1; i < len(a); i++ {
+		switch {
+		case a[i] == "--user":
+			i++
+		case !strings.HasPrefix(a[i], "-"):
+			pkg = a[i]
+		}
+	}
+	if pkg == "" {
+		return c.fail(255, "%s needs a package name", a[0])
+	}
+	if isSystemPackage(pkg) {
+		c.printf("Failure [DELETE_FAILED_INTERNAL_ERROR: %s is part of the system image]\n", pkg)
+		return 1
+	}
+	ph := c.phone()
+	switch a[0] {
+	case "clear":
+		if ph.ResetApp(pkg) != nil {
+			c.printf("Failed\n")
+			return 1
+		}
+		c.s.mu.Lock()
+		delete(c.s.started, pkg)
+		c.s.mu.Unlock()
+		c.printf("Success\n")
+	case "uninstall":
+		if err := ph.Uninstall(pkg); err != nil {
+			if errors.Is(err, ErrUnknownPackage) {
+				c.printf("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+			} else {
+				c.printf("Failure [DELETE_FAILED_INTERNAL_ERROR: %v]\n", err)
+			}
+			return 1
+		}
+		c.s.mu.Lock()
+		delete(c.s.started, pkg)
+		c.s.mu.Unlock()
+		c.printf("Success\n")
+	case "install-existing":
+		if ph.InstallExisting(pkg) != nil {
+			c.printf("Package %s doesn't exist\n", pkg)
+			return 1
+		}
+		c.printf("Package %s installed for user: 0\n", pkg)
+	}
+	return 0
+}
+
+func isSystemPackage(name string) bool {
+	for _, p := range systemPackages {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func pmListPackages(c *Cmd, a []string) int {

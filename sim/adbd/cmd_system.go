@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,9 +21,9 @@ func init() {
 	commands["pidof"] = cmdPidof
 	commands["ps"] = cmdPs
 	commands["run-as"] = cmdRunAs
-	commands["logcat"] = cmdLogcat
 	commands["cmd"] = cmdCmd
 	commands["sh"] = cmdSh
+	commands["content"] = cmdContent
 	commands["id"] = func(_ context.Context, c *Cmd) int {
 		c.printf("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1015(sdcard_rw),3003(inet) context=u:r:shell:s0\n")
 		return 0
@@ -56,12 +58,7 @@ func (s *Server) props() map[string]string {
 func cmdGetprop(_ context.Context, c *Cmd) int {
 	props := c.s.props()
 	if len(c.Args) == 1 {
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			c.printf("[%s]: [%s]\n", k, props[k])
 		}
 		return 0
@@ -113,8 +110,49 @@ func cmdWm(_ context.Context, c *Cmd) int {
 	if len(c.Args) > 2 && (c.Args[1] == "size" || c.Args[1] == "density") {
 		return c.fail(1, "the simulated display cannot be resized; its size is %dx%d at %d dpi", w, h, d)
 	}
-	c.printf("Window manager (window) commands:\n  size [reset|WxH]\n  density [reset|DENSITY]\n")
+	if len(c.Args) > 1 && c.Args[1] == "user-rotation" {
+		return wmUserRotation(c, c.Args[2:])
+	}
+	c.printf("Window manager (window) commands:\n  size [reset|WxH]\n  density [reset|DENSITY]\n  user-rotation [-d DISPLAY_ID] [free|lock] [rotation]\n")
 	return 255
+}
+
+// wmUserRotation is `wm user-rotation [-d ID] [free|lock [ROTATION]]`: it
+// reads or sets the system settings accelerometer_rotation and
+// user_rotation, which the phone follows.
+func wmUserRotation(c *Cmd, a []string) int {
+	if len(a) >= 2 && a[0] == "-d" {
+		if a[1] != "0" {
+			return c.fail(1, "no display %s; the simulated phone has display 0", a[1])
+		}
+		a = a[2:]
+	}
+	ph := c.phone()
+	if len(a) == 0 {
+		mode := "lock"
+		if v, _ := ph.Setting("system", "accelerometer_rotation"); v == "1" {
+			mode = "free"
+		}
+		c.printf("%s %d\n", mode, ph.Rotation())
+		return 0
+	}
+	switch a[0] {
+	case "free":
+		ph.PutSetting("system", "accelerometer_rotation", "1")
+		return 0
+	case "lock":
+		r := strconv.Itoa(ph.Rotation())
+		if len(a) > 1 {
+			r = a[1]
+		}
+		if n, err := strconv.Atoi(r); err != nil || n < 0 || n > 3 {
+			return c.fail(1, "Error: bad rotation %q: want 0, 1, 2 or 3", r)
+		}
+		ph.PutSetting("system", "accelerometer_rotation", "0")
+		ph.PutSetting("system", "user_rotation", r)
+		return 0
+	}
+	return c.fail(1, "Error: unknown user-rotation mode %q: want free or lock", a[0])
 }
 
 func cmdSettings(_ context.Context, c *Cmd) int {
@@ -122,9 +160,14 @@ func cmdSettings(_ context.Context, c *Cmd) int {
 	if len(a) > 0 && a[0] == "--user" && len(a) > 1 {
 		a = a[2:]
 	}
-	if len(a) < 3 || (a[1] != "system" && a[1] != "secure" && a[1] != "global") {
+	want := map[string]int{"get": 3, "put": 4, "delete": 3, "list": 2}
+	if len(a) < 2 || want[a[0]] == 0 || (a[1] != "system" && a[1] != "secure" && a[1] != "global") {
 		c.printf("usage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value\n")
+		c.printf("        settings [--user <USER_ID> | current] delete namespace key\n        settings [--user <USER_ID> | current] list namespace\n")
 		return 255
+	}
+	if len(a) < want[a[0]] {
+		return c.fail(255, "%s %s needs %d arguments", a[0], a[1], want[a[0]]-1)
 	}
 	switch a[0] {
 	case "get":
@@ -133,15 +176,21 @@ func cmdSettings(_ context.Context, c *Cmd) int {
 		} else {
 			c.printf("null\n")
 		}
-		return 0
 	case "put":
-		if len(a) < 4 {
-			return c.fail(255, "put requires a value")
-		}
 		c.phone().PutSetting(a[1], a[2], a[3])
-		return 0
+	case "delete":
+		n := 0
+		if c.phone().DeleteSetting(a[1], a[2]) {
+			n = 1
+		}
+		c.printf("Deleted %d rows\n", n)
+	case "list":
+		m := c.phone().Settings(a[1])
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			c.printf("%s=%s\n", k, m[k])
+		}
 	}
-	return c.fail(255, "unknown settings verb %q", a[0])
+	return 0
 }
 
 func cmdDate(_ context.Context, c *Cmd) int {
@@ -287,50 +336,6 @@ func cmdRunAs(ctx context.Context, c *Cmd) int {
 	return c.s.RunShell(ctx, shellJoin(c.Args[2:]), c.Stdin, c.Stdout, c.Stderr)
 }
 
-func cmdLogcat(ctx context.Context, c *Cmd) int {
-	dump := false
-	for _, a := range c.Args[1:] {
-		switch a {
-		case "-c":
-			c.s.mu.Lock()
-			c.s.logcatFrom = len(c.phone().Logcat())
-			c.s.mu.Unlock()
-			return 0
-		case "-d":
-			dump = true
-		}
-	}
-	lines := c.phone().Logcat()
-	c.s.mu.Lock()
-	from := min(c.s.logcatFrom, len(lines))
-	c.s.mu.Unlock()
-	for _, l := range lines[from:] {
-		c.printf("%s\n", l)
-	}
-	if dump {
-		return 0
-	}
-	// Follow mode: stream new lines until the host hangs up.
-	seen := len(lines)
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return 130
-		case <-tick.C:
-		}
-		lines = c.phone().Logcat()
-		for _, l := range lines[min(seen, len(lines)):] {
-			c.printf("%s\n", l)
-		}
-		seen = len(lines)
-		if f, ok := c.Stdout.(interface{ Flush() error }); ok {
-			f.Flush()
-		}
-	}
-}
-
 func cmdSh(ctx context.Context, c *Cmd) int {
 	a := c.Args[1:]
 	if len(a) >= 2 && a[0] == "-c" {
@@ -353,7 +358,7 @@ func cmdCmd(ctx context.Context, c *Cmd) int {
 		c.printf("cmd: No service specified; use -l to list all services\n")
 		return 20
 	}
-	sub := &Cmd{s: c.s, Args: c.Args[1:], Dir: c.Dir, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr}
+	sub := &Cmd{s: c.s, Args: c.Args[1:], Dir: c.Dir, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr}
 	switch c.Args[1] {
 	case "-l":
 		c.printf("Currently running services:\n  activity\n  clipboard\n  display\n  input\n  input_method\n  package\n  settings\n  window\n")
@@ -412,6 +417,16 @@ func cmdClipboard(_ context.Context, c *Cmd) int {
 // installed, so tools that type Unicode through it find it.
 const adbKeyboardIME = "com.android.adbkeyboard/.AdbIME"
 
+// imes lists the input methods: the phone's default, the stock keyboard
+// and ADBKeyBoard.
+func (c *Cmd) imes() []string {
+	list := []string{"com.android.inputmethod.latin/.LatinIME", adbKeyboardIME}
+	if cur, ok := c.phone().Setting("secure", "default_input_method"); ok && !slices.Contains(list, cur) {
+		list = append([]string{cur}, list...)
+	}
+	return list
+}
+
 func cmdIme(_ context.Context, c *Cmd) int {
 	a := c.Args[1:]
 	if len(a) == 0 {
@@ -420,13 +435,15 @@ func cmdIme(_ context.Context, c *Cmd) int {
 	}
 	switch a[0] {
 	case "list":
-		c.printf("com.android.inputmethod.latin/.LatinIME\n%s\n", adbKeyboardIME)
+		for _, id := range c.imes() {
+			c.printf("%s\n", id)
+		}
 		return 0
 	case "enable", "disable", "set":
 		if len(a) < 2 {
 			return c.fail(255, "%s needs an input method id", a[0])
 		}
-		if a[1] != adbKeyboardIME && a[1] != "com.android.inputmethod.latin/.LatinIME" {
+		if !slices.Contains(c.imes(), a[1]) {
 			c.printf("Unknown input method %s cannot be %sd for user #0\n", a[1], strings.TrimSuffix(a[0], "e")+"e")
 			return 255
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -112,7 +113,7 @@ func (c *conn) handle(m proto.Message) error {
 		c.open(m.Arg0, strings.TrimRight(string(m.Data), "\x00"))
 	case proto.CmdOKAY:
 		if st := c.stream(m.Arg1); st != nil {
-			st.acked()
+			st.okay(m.Arg0)
 		}
 	case proto.CmdWRTE:
 		st := c.stream(m.Arg1)
@@ -161,6 +162,29 @@ func (c *conn) open(remote uint32, service string) {
 		defer st.Close()
 		run(st.ctx, st)
 	}()
+}
+
+// dial opens a stream to a service of the host (`adb reverse` forwards
+// device-side connections this way: OPEN "tcp:PORT" towards the host). It
+// returns once the host accepted it.
+func (c *conn) dial(ctx context.Context, service string) (*stream, error) {
+	c.mu.Lock()
+	c.nextID++
+	st := newStream(c, c.nextID, 0)
+	st.opened = make(chan struct{})
+	c.streams[st.local] = st
+	c.mu.Unlock()
+	c.send(proto.Message{Command: proto.CmdOPEN, Arg0: st.local, Data: append([]byte(service), 0)})
+	select {
+	case <-st.opened:
+		return st, nil
+	case <-st.ctx.Done():
+		st.Close()
+		return nil, fmt.Errorf("adbd: the host refused %q (is anything listening there on the host?)", service)
+	case <-ctx.Done():
+		st.Close()
+		return nil, ctx.Err()
+	}
 }
 
 func (c *conn) stream(local uint32) *stream {

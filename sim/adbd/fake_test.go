@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -21,6 +23,7 @@ type fakePhone struct {
 	focused  bool
 	fg       string
 	pkgs     []Package
+	removed  []Package
 	settings map[string]string
 	keys     []int
 	log      []string
@@ -193,6 +196,76 @@ func (p *fakePhone) PutSetting(ns, key, value string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.settings[ns+"/"+key] = value
+}
+
+func (p *fakePhone) Settings(ns string) map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]string{}
+	for k, v := range p.settings {
+		if key, ok := strings.CutPrefix(k, ns+"/"); ok {
+			out[key] = v
+		}
+	}
+	return out
+}
+func (p *fakePhone) DeleteSetting(ns, key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.settings[ns+"/"+key]
+	delete(p.settings, ns+"/"+key)
+	return ok
+}
+
+func (p *fakePhone) ResetApp(pkg string) error {
+	if !p.installed(pkg) {
+		return ErrUnknownPackage
+	}
+	return nil
+}
+func (p *fakePhone) Uninstall(pkg string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, q := range p.pkgs {
+		if q.Name == pkg {
+			p.removed = append(p.removed, q)
+			p.pkgs = append(p.pkgs[:i:i], p.pkgs[i+1:]...)
+			return nil
+		}
+	}
+	return ErrUnknownPackage
+}
+func (p *fakePhone) InstallExisting(pkg string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, q := range p.removed {
+		if q.Name == pkg {
+			p.pkgs = append(p.pkgs, q)
+			p.removed = append(p.removed[:i:i], p.removed[i+1:]...)
+			return nil
+		}
+	}
+	return ErrUnknownPackage
+}
+func (p *fakePhone) installed(pkg string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, q := range p.pkgs {
+		if q.Name == pkg {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *fakePhone) Rotation() int {
+	v, _ := p.Setting("system", "user_rotation")
+	r, _ := strconv.Atoi(v)
+	return r
+}
+
+func (p *fakePhone) View(uri string) (string, error) {
+	return "", fmt.Errorf("the fake phone has no browser: %s", uri)
 }
 
 var _ Phone = (*fakePhone)(nil)

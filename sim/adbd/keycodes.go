@@ -41,3 +41,21 @@ func keyCode(s string) (int, bool) {
 	code, ok := keyCodes[strings.TrimPrefix(strings.ToUpper(s), "KEYCODE_")]
 	return code, ok
 }
+
+// keyChars are the characters of the typing keys with no modifier held
+// (the virtual keyboard's key map).
+var keyChars = map[int]rune{17: '*', 18: '#', 55: ',', 56: '.', 62: ' ', 68: '`', 69: '-', 70: '=',
+	71: '[', 72: ']', 73: '\\', 74: ';', 75: '\'', 76: '/', 77: '@', 81: '+'}
+
+// KeyChar returns the character a key code types: KEYCODE_0…9 (7–16),
+// KEYCODE_A…Z (29–54, lower case), space and punctuation.
+func KeyChar(code int) (rune, bool) {
+	switch {
+	case code >= 7 && code <= 16:
+		return rune('0' + code - 7), true
+	case code >= 29 && code <= 54:
+		return rune('a' + code - 29), true
+	}
+	r, ok := keyChars[code]
+	return r, ok
+}

@@ -15,8 +15,14 @@ type Phone interface {
 	// Props returns system properties as getprop reports them
 	// (ro.product.model, ro.build.version.release, ro.build.version.sdk, …).
 	Props() map[string]string
-	// Display returns the screen size in pixels and the density in dpi.
+	// Display returns the physical screen size in pixels (portrait, as
+	// `wm size` reports it whatever the rotation) and the density in dpi.
 	Display() (width, height, density int)
+	// Rotation is the display's rotation, 0–3 (Surface.ROTATION_*): 1 and
+	// 3 are landscape, and dumps and screenshots are laid out that way.
+	// The phone follows the system settings user_rotation and
+	// accelerometer_rotation.
+	Rotation() int
 	// DumpUI returns the current hierarchy as `uiautomator dump` writes it.
 	DumpUI() ([]byte, error)
 	// Screenshot returns the current screen as PNG bytes (cached until the
@@ -43,6 +49,16 @@ type Phone interface {
 	Foreground() (pkg, activity string)
 	Packages() []Package
 	Install(p Package) error
+	// ResetApp clears an app's data (`pm clear`): it is killed and starts
+	// again from its initial state.
+	ResetApp(pkg string) error
+	// Uninstall removes an app; InstallExisting brings back a built-in one
+	// that was removed (`cmd package install-existing`).
+	Uninstall(pkg string) error
+	InstallExisting(pkg string) error
+	// View opens a URI as a VIEW intent does and returns the package that
+	// opened it; an error when no app opens it.
+	View(uri string) (pkg string, err error)
 
 	// Logcat returns the log lines so far, in `logcat -d` threadtime form.
 	Logcat() []string
@@ -52,6 +68,10 @@ type Phone interface {
 	Locked() bool
 	Setting(namespace, key string) (string, bool)
 	PutSetting(namespace, key, value string)
+	// Settings returns a copy of one namespace (system, secure, global).
+	Settings(namespace string) map[string]string
+	// DeleteSetting removes a key; false when it was not there.
+	DeleteSetting(namespace, key string) bool
 }
 
 // Package is an installed app.
@@ -62,6 +82,7 @@ type Package struct {
 	LauncherActivity string // .MainActivity or full class name
 	System           bool
 	Debuggable       bool
+	Aliases          []string // other names that resolve to this package
 }
 
 // ErrUnknownPackage is returned for a package that is not installed.

@@ -50,12 +50,15 @@ type Server struct {
 	logcatFrom  int // `logcat -c` hides the lines before this
 	sessions    map[int]map[string][]byte
 	nextSession int
+	touch       *touchDown         // `input motionevent DOWN` not yet lifted
+	appops      map[string]string  // "pkg/OP" -> mode set by `appops set`
+	reverses    map[string]reverse // `adb reverse` rules by device-side spec
 }
 
 // NewServer returns a server for phone. opts may be nil.
 func NewServer(phone Phone, opts *Options) *Server {
 	s := &Server{phone: phone, listeners: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
-		setProps: map[string]string{}, started: map[string]bool{}, sessions: map[int]map[string][]byte{}}
+		setProps: map[string]string{}, started: map[string]bool{}, sessions: map[int]map[string][]byte{}, appops: map[string]string{}, reverses: map[string]reverse{}}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -126,6 +129,11 @@ func (s *Server) ServeConn(nc net.Conn) {
 		c.serve()
 		s.mu.Lock()
 		delete(s.conns, c)
+		for dev, r := range s.reverses {
+			if r.c == c {
+				delete(s.reverses, dev)
+			}
+		}
 		s.mu.Unlock()
 	}()
 }

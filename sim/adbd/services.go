@@ -19,6 +19,12 @@ func (s *Server) service(name string) serviceFunc {
 	switch {
 	case name == "sync:":
 		return s.serveSync
+	case strings.HasPrefix(name, "reverse:"):
+		return func(_ context.Context, st *stream) { s.serveReverse(st, strings.TrimPrefix(name, "reverse:")) }
+	case name == "root:" || name == "unroot:":
+		// A user build, like the phones people own.
+		msg := map[string]string{"root:": "adbd cannot run as root in production builds\n", "unroot:": "adbd not running as root\n"}[name]
+		return func(_ context.Context, st *stream) { st.Write([]byte(msg)) }
 	case strings.HasPrefix(name, "exec:"):
 		cmd := strings.TrimPrefix(name, "exec:")
 		return func(ctx context.Context, st *stream) { s.serveRaw(ctx, st, cmd) }

@@ -32,7 +32,7 @@ var binDirs = map[string]bool{"/system/bin": true, "/system/xbin": true, "/vendo
 // POSIX shell whose external commands are the simulated Android tools.
 // It returns the exit status. stdin may be nil.
 func (s *Server) RunShell(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) int {
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(script), "")
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)).Parse(strings.NewReader(script), "")
 	if err != nil {
 		fmt.Fprintf(stderr, "/system/bin/sh: %v\n", err)
 		return 1
@@ -100,6 +100,10 @@ func (s *Server) exec(ctx context.Context, args []string) error {
 		name = path.Base(name)
 	}
 	cmd, ok := commands[name]
+	if !ok && interp.IsBuiltin(name) {
+		// `exec echo …`, `nohup true`: toybox has these as programs too.
+		return exitStatus(s.RunShell(ctx, shellJoin(args), hc.Stdin, hc.Stdout, hc.Stderr))
+	}
 	if !ok {
 		fmt.Fprintf(hc.Stderr, "/system/bin/sh: %s: inaccessible or not found\n", args[0])
 		return interp.NewExitStatus(127)
@@ -108,7 +112,10 @@ func (s *Server) exec(ctx context.Context, args []string) error {
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
-	code := cmd(ctx, &Cmd{s: s, Args: args, Dir: hc.Dir, Stdin: stdin, Stdout: hc.Stdout, Stderr: hc.Stderr})
+	return exitStatus(cmd(ctx, &Cmd{s: s, Args: args, Dir: hc.Dir, Env: hc.Env, Stdin: stdin, Stdout: hc.Stdout, Stderr: hc.Stderr}))
+}
+
+func exitStatus(code int) error {
 	if code != 0 {
 		return interp.NewExitStatus(uint8(code))
 	}
@@ -120,6 +127,7 @@ type Cmd struct {
 	s      *Server
 	Args   []string
 	Dir    string
+	Env    expand.Environ // nil outside a shell (abb_exec)
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
@@ -127,6 +135,15 @@ type Cmd struct {
 
 func (c *Cmd) phone() Phone { return c.s.phone }
 func (c *Cmd) fs() *FS      { return c.s.fs }
+
+// env returns a variable of the shell's environment.
+func (c *Cmd) env(name string) string {
+	if c.Env == nil {
+		return ""
+	}
+	return c.Env.Get(name).String()
+}
+
 func (c *Cmd) path(p string) string {
 	return Clean(c.Dir, p)
 }

@@ -29,6 +29,9 @@ type stream struct {
 	ack    chan struct{}
 	wmu    sync.Mutex // one Write at a time keeps WRTE/OKAY in lockstep
 	closed sync.Once
+	// opened is closed when the host accepts a stream the device opened
+	// (see conn.dial); nil for streams the host opened.
+	opened chan struct{}
 }
 
 func newStream(c *conn, local, remote uint32) *stream {
@@ -49,8 +52,21 @@ func (st *stream) push(data []byte) {
 	signal(st.wake)
 }
 
-// acked is called by the connection reader on the host's OKAY.
-func (st *stream) acked() { signal(st.ack) }
+// okay is called by the connection reader on the host's OKAY: the
+// acceptance of a stream the device opened, or the ack of a WRTE.
+func (st *stream) okay(remote uint32) {
+	st.mu.Lock()
+	opening := st.opened != nil && st.remote == 0
+	if opening {
+		st.remote = remote
+	}
+	st.mu.Unlock()
+	if opening {
+		close(st.opened)
+		return
+	}
+	signal(st.ack)
+}
 
 // hangup is called when the host closes the stream or the connection dies.
 func (st *stream) hangup() {

@@ -44,7 +44,7 @@ func startLab(b *testing.B, n int) *lab.Lab {
 // a real phone renders every screencap afresh.
 func changeScreen(b *testing.B, p *sim.Phone, i int) {
 	b.Helper()
-	app := "com.apex.settings"
+	app := "com.android.settings"
 	if i%2 == 1 {
 		app = "com.apex.notes"
 	}

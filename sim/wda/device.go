@@ -55,6 +55,16 @@ func (s *Server) launch(bundle string) error {
 	return nil
 }
 
+// coldLaunch terminates a running app and starts it afresh, as
+// WebDriverAgent does for a session with a bundle id and for
+// /wda/apps/launch (/wda/apps/activate only brings it to the front).
+func (s *Server) coldLaunch(bundle string) error {
+	if bundle != sim.SpringBoard && s.phone.AppStatus(pkgOf(bundle)).Running {
+		s.phone.ForceStop(pkgOf(bundle))
+	}
+	return s.launch(bundle)
+}
+
 func (s *Server) bundleArg(q *request) (string, error) {
 	b, err := q.str("bundleId")
 	if err != nil {
@@ -79,7 +89,7 @@ func (s *Server) appLaunch(q *request) (any, error) {
 			}
 		}
 	}
-	return nil, s.launch(b)
+	return nil, s.coldLaunch(b)
 }
 
 func (s *Server) appActivate(q *request) (any, error) {

@@ -267,7 +267,7 @@ func TestDelayedPopupAlert(t *testing.T) {
 // goes back.
 func TestEdgeGestures(t *testing.T) {
 	r := newRig(t)
-	s := r.session(map[string]any{"bundleId": "com.apex.settings"})
+	s := r.session(map[string]any{"bundleId": "com.android.settings"})
 	cell := r.find(s, "predicate string", "label == 'Display'")
 	r.ok("POST", s+"/element/"+cell+"/click", nil)
 	r.ok("POST", s+"/actions", pointer(
@@ -290,12 +290,12 @@ func TestEdgeGestures(t *testing.T) {
 	if src := r.str("GET", "/source", nil); !strings.Contains(src, `label="Settings"`) || !strings.Contains(src, `name="SpringBoard"`) {
 		t.Errorf("up and rest: not the app switcher with Settings:\n%.600s", src)
 	}
-	r.ok("POST", "/wda/apps/activate", map[string]string{"bundleId": "com.apex.settings"})
+	r.ok("POST", "/wda/apps/activate", map[string]string{"bundleId": "com.android.settings"})
 	up(0)
 	if r.fg() != "com.apex.launcher" {
 		t.Errorf("flick up from the bottom: foreground %s; want home", r.fg())
 	}
-	r.ok("POST", "/wda/apps/activate", map[string]string{"bundleId": "com.apex.settings"})
+	r.ok("POST", "/wda/apps/activate", map[string]string{"bundleId": "com.android.settings"})
 	r.ok("POST", "/wda/dragfromtoforduration", map[string]any{"fromX": 195, "fromY": 840, "toX": 195, "toY": 500, "duration": 0.2})
 	if r.fg() != "com.apex.launcher" {
 		t.Errorf("drag up from the bottom: foreground %s; want home", r.fg())

@@ -127,6 +127,10 @@ func (s *Server) search(q *request) ([]found, string, string, error) {
 		using = "class chain"
 	}
 	var out []found
+	// Class name and predicate searches match the scope itself too, as
+	// WebDriverAgent's fb_descendantsMatching… do: the application is found
+	// as XCUIElementTypeApplication.
+	withSelf := append([]found{root}, descendants(root.e, root.path, nil)...)
 	switch using {
 	case "accessibility id", "id", "name":
 		for _, f := range descendants(root.e, root.path, nil) {
@@ -135,7 +139,7 @@ func (s *Server) search(q *request) ([]found, string, string, error) {
 			}
 		}
 	case "class name":
-		for _, f := range descendants(root.e, root.path, nil) {
+		for _, f := range withSelf {
 			if f.e.Type == value {
 				out = append(out, f)
 			}
@@ -145,7 +149,7 @@ func (s *Server) search(q *request) ([]found, string, string, error) {
 		if err != nil {
 			return nil, using, value, errInvalidSelector("%v", err)
 		}
-		for _, f := range descendants(root.e, root.path, nil) {
+		for _, f := range withSelf {
 			if pred.Match(f.e) {
 				out = append(out, f)
 			}
@@ -294,6 +298,8 @@ func attribute(e *sim.XCUIElement, name string) (any, bool) {
 			return nil, true
 		}
 		return e.Value, true
+	case "hasKeyboardFocus", "wdHasKeyboardFocus":
+		return e.Focused, true
 	case "type", "wdType", "elementType":
 		return e.Type, true
 	case "identifier", "rawIdentifier":

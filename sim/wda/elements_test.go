@@ -8,7 +8,7 @@ import (
 
 func TestFindStrategies(t *testing.T) {
 	r := newRig(t)
-	s := r.session(map[string]any{"bundleId": "com.apex.settings"})
+	s := r.session(map[string]any{"bundleId": "com.android.settings"})
 	count := func(using, value string) int {
 		var refs []map[string]string
 		r.ok("POST", s+"/elements", map[string]string{"using": using, "value": value}).decode(t, &refs)
@@ -157,7 +157,7 @@ func TestElementCommands(t *testing.T) {
 // in the navigation bar.
 func TestNavigationBack(t *testing.T) {
 	r := newRig(t)
-	s := r.session(map[string]any{"bundleId": "com.apex.settings"})
+	s := r.session(map[string]any{"bundleId": "com.android.settings"})
 	cell := r.find(s, "predicate string", "label == 'Display'")
 	r.ok("POST", s+"/element/"+cell+"/click", nil)
 	if !strings.Contains(r.str("GET", "/source", nil), `name="dark_mode"`) {

@@ -337,13 +337,9 @@ const appSwitcherHold = 300 * time.Millisecond
 // by an eighth of the screen or more and rested there.
 func (s *Server) appSwitcherGesture(from, to point, still time.Duration) bool {
 	_, h := s.sizePoints()
-	return s.phone.Platform() == sim.PlatformIOS && from.y >= float64(h-homeIndicatorPoints) &&
+	return s.phone.Platform() == sim.PlatformIOS && from.y >= float64(h-sim.HomeGesturePoints) &&
 		from.y-to.y >= float64(h)/8 && still >= appSwitcherHold
 }
-
-// homeIndicatorPoints is the height of the strip at the bottom edge where
-// the home and app switcher gestures start.
-const homeIndicatorPoints = 34
 
 // origin resolves a pointerMove's target: viewport (absolute), pointer
 // (relative to the current position) or an element's centre.

@@ -40,12 +40,16 @@ type Server struct {
 	mu      sync.Mutex
 	session *session // the one live session, as WebDriverAgent keeps one
 	nextID  int
-	http    *http.Server
+	// appium holds the settings set with POST /appium/settings; pasteboard
+	// the text of /wda/setPasteboard.
+	appium     map[string]any
+	pasteboard string
+	http       *http.Server
 }
 
 // NewServer returns a server for phone. opts may be nil.
 func NewServer(phone *sim.Phone, opts *Options) *Server {
-	s := &Server{phone: phone, os: "17.2", started: time.Now()}
+	s := &Server{phone: phone, os: "17.2", started: time.Now(), appium: map[string]any{}}
 	if opts != nil {
 		s.log = opts.Log
 		if opts.OSVersion != "" {

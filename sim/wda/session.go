@@ -69,7 +69,7 @@ func (s *Server) newSession(q *request) (any, error) {
 		}
 	}
 	if bundle != "" {
-		if err := s.launch(bundle); err != nil {
+		if err := s.coldLaunch(bundle); err != nil {
 			return nil, err
 		}
 	}
@@ -208,8 +208,12 @@ func (s *Server) scale() int {
 	return max(1, dpi/160)
 }
 
+// sizePoints is the screen in points as laid out now (landscape swaps).
 func (s *Server) sizePoints() (w, h int) {
 	pw, ph, _ := s.phone.Display()
+	if s.phone.Rotation()%2 == 1 {
+		pw, ph = ph, pw
+	}
 	sc := s.scale()
 	return pw / sc, ph / sc
 }

@@ -18,7 +18,13 @@ import (
 // (type, name, label, value, enabled, visible, accessible, x, y, width,
 // height, index, placeholderValue); positions count among each parent's
 // matching children, as XPath does.
-type XPath struct{ steps []xpathStep }
+//
+// A whole path in parentheses may be indexed, (//X)[2] or (//X)[last()]:
+// the nth match in document order.
+type XPath struct {
+	steps []xpathStep
+	pick  int // 0: all; n > 0: the nth match; -1: the last
+}
 
 type xpathStep struct {
 	descendant bool
@@ -117,6 +123,9 @@ func xmlAttr(e *sim.XCUIElement, name string, index int) (string, bool) {
 func ParseXPath(src string) (*XPath, error) {
 	if err := checkQuery("xpath", src); err != nil {
 		return nil, err
+	}
+	if s := strings.TrimSpace(src); strings.HasPrefix(s, "(") {
+		return parseIndexedXPath(src, s)
 	}
 	p := &xpParser{src: strings.TrimSpace(src)}
 	x := &XPath{}
@@ -326,7 +335,60 @@ func (p *xpParser) literal() (string, error) {
 
 // find evaluates the query against the application root; the root itself
 // is the document's top element.
+// parseIndexedXPath parses (PATH)[n] and (PATH)[last()].
+func parseIndexedXPath(src, s string) (*XPath, error) {
+	end, depth := -1, 0
+	for i, r := range s {
+		if r == '(' {
+			depth++
+		} else if r == ')' {
+			if depth--; depth == 0 {
+				end = i
+				break
+			}
+		}
+	}
+	if end < 0 {
+		return nil, fmt.Errorf("invalid xpath %q: unbalanced parentheses", src)
+	}
+	idx := strings.TrimSpace(s[end+1:])
+	x, err := ParseXPath(s[1:end])
+	if err != nil {
+		return nil, err
+	}
+	if x.pick != 0 {
+		return nil, fmt.Errorf("invalid xpath %q: one index per path", src)
+	}
+	inner, ok := strings.CutPrefix(idx, "[")
+	inner, ok2 := strings.CutSuffix(inner, "]")
+	n, err := strconv.Atoi(strings.TrimSpace(inner))
+	switch {
+	case !ok || !ok2:
+		return nil, fmt.Errorf("invalid xpath %q: expected [n] or [last()] after the parenthesised path", src)
+	case strings.TrimSpace(inner) == "last()":
+		x.pick = -1
+	case err != nil || n < 1:
+		return nil, fmt.Errorf("invalid xpath %q: the index must be a number from 1 or last()", src)
+	default:
+		x.pick = n
+	}
+	return x, nil
+}
+
 func (x *XPath) find(root found) []found {
+	out := x.findAll(root)
+	switch {
+	case x.pick == 0:
+		return out
+	case x.pick < 0 && len(out) > 0:
+		return out[len(out)-1:]
+	case x.pick > 0 && x.pick <= len(out):
+		return out[x.pick-1 : x.pick]
+	}
+	return nil
+}
+
+func (x *XPath) findAll(root found) []found {
 	// The document node's only child is the application.
 	doc := &sim.XCUIElement{Children: []*sim.XCUIElement{root.e}}
 	cur := []xpNode{{found: found{e: doc, path: root.path}, doc: true}}

@@ -1,0 +1,54 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestWebdriverIO drives a simulated iPhone with webdriverio (pinned in
+// test/npm) attached to its WebDriverAgent: finds by every strategy,
+// swipe and scrollIntoView (which look for the XCUIElementTypeApplication),
+// orientation and alerts.
+func TestWebdriverIO(t *testing.T) {
+	node, script := npmClient(t, "webdriverio", "wdio-client.mjs")
+	l := startLab(t, Options{IOS: 1, Seed: 1})
+	d := l.Devices()[0]
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, d.URL)
+	cmd.Dir = filepath.Dir(script)
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("webdriverio client: %v\n%s\n%s", err, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	want := map[string]any{
+		"swiped": true, "scrolled": true,
+		"byAccessibilityId": 1.0, "byPredicate": 1.0, "byClassChain": 1.0, "byXPath": 1.0,
+		"byIndexedXPath": "forgot_password", "byClassName": 1.0, "appByPredicate": 1.0,
+		"focus": true, "orientation": "PORTRAIT", "landscape": []any{"LANDSCAPE", 844.0},
+		"noAlert": "no such alert", "alert": "Reset password\nPassword reset is handled by your administrator. The demo account is demo / apex123.",
+		"alertAfter": "no such alert",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("webdriverio saw (-want +got):\n%s", diff)
+	}
+	if st, _ := d.Phone.State("com.apex.login"); st["username"] != "demo" {
+		t.Errorf("login username = %v", st["username"])
+	}
+}

@@ -1,0 +1,43 @@
+// Drives a simulated Android phone with Midscene's device API
+// (@midscene/android), no model involved.
+// Usage: node midscene-android-client.mjs SERIAL ADB_PATH ADB_SERVER_PORT
+// (with MIDSCENE_MODEL_NAME set to anything: AndroidAgent wants one).
+// After each step it prints one JSON line and waits for one line on stdin
+// (the Go test checks the phone in between and may answer with JSON).
+import { AndroidAgent, AndroidDevice } from '@midscene/android';
+import readline from 'node:readline';
+
+const [serial, adbPath, adbPort] = process.argv.slice(2);
+const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+async function step(name, data = {}) {
+  console.log(JSON.stringify({ step: name, ...data }));
+  const { value, done } = await lines.next();
+  if (done) process.exit(1);
+  return value ? JSON.parse(value) ?? {} : {};
+}
+
+const dev = new AndroidDevice(serial, { androidAdbPath: adbPath, remoteAdbPort: Number(adbPort) });
+await dev.connect();
+// The agent gives the device Midscene's app-name mapping (Settings →
+// com.android.settings); no model is called.
+new AndroidAgent(dev);
+const size = await dev.size();
+const shot = await dev.screenshotBase64();
+await step('connected', { size, shot: shot.length, png: shot.includes('iVBORw0KGgo') });
+await dev.launch('Settings');
+await step('launched Settings');
+await dev.launch('https://example.com/midscene');
+await step('launched a URL');
+await dev.launch('com.apex.login');
+const field = await step('launched Login'); // {x, y, width}: the username field in pixels
+const k = size.width / field.width;
+const at = { center: [Math.round(field.x * k), Math.round(field.y * k)] };
+await dev.mouseClick(...at.center);
+await dev.keyboardType('中文 $HOME `x` "q"');
+await step('typed');
+await dev.clearInput(at);
+await step('cleared');
+await dev.keyboardPress('a');
+await step('pressed a');
+await dev.destroy?.();
+process.exit(0);
