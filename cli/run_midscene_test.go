@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +63,37 @@ func TestRunInlineReportStandsAlone(t *testing.T) {
 	}
 	if filepath.Base(sc.Report) != report.FileName {
 		t.Errorf("report %s: want %s in the run directory", sc.Report, report.FileName)
+	}
+}
+
+// apex run --output FILE writes the script's results as Midscene does:
+// each aiLocate, query and named runAdbShell result by its name.
+func TestRunOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "results.yaml")
+	script := "sim:\n  platform: android\ntasks:\n  - name: results\n    flow:\n" +
+		"      - aiLocate: Settings\n        name: settings\n" +
+		"      - runAdbShell: getprop ro.product.model\n        name: model\n"
+	if err := os.WriteFile(src, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := filepath.Join(dir, "out", "results.json")
+	if err := os.MkdirAll(filepath.Dir(results), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run(t, "run", "--sim", "--output", results, "--report-dir", filepath.Join(dir, "runs"), src)
+	if err != nil {
+		t.Fatalf("apex run: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	data, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil || got["settings"] == nil || got["model"] != "Apex Sim\n" {
+		t.Errorf("results = %s (%v), want settings' place and the model", data, err)
+	}
+	if _, _, err := run(t, "run", "--sim", "--output", results, src, src); err == nil {
+		t.Error("--output with two scripts: want an error")
 	}
 }
