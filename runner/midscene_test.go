@@ -94,3 +94,54 @@ func TestMidsceneStepsOnSim(t *testing.T) {
 		t.Errorf("results JSON %s (%v), want the named runAdbShell and aiLocate results", data, err)
 	}
 }
+
+// launch takes a package, a component, an app's name on the home screen
+// and a URL (which needs an app that views URLs: the simulated phone's
+// browser).
+func TestLaunchForms(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d, err := android.OpenDirect(ctx, l.Devices()[0].Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out, err := d.Shell(ctx, "cmd package resolve-activity --brief com.apex.shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(out)
+	component := lines[len(lines)-1] // com.apex.shop/.Something
+	tests := []struct {
+		name, step, foreground string
+	}{
+		{"package", "launch: com.apex.settings", "com.apex.settings"},
+		{"label", "launch: Shop", "com.apex.shop"},
+		{"label after another app", "Launch: Settings", "com.apex.settings"},
+		{"component", "launch: " + component, "com.apex.shop"},
+		{"url", "launch: https://example.com/hello", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Run(ctx, d, load(t, "tasks:\n  - name: t\n    flow:\n      - "+tt.step+"\n"), fastOptions(openStore(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.name == "url" && res.Status != "passed" && strings.Contains(res.Reason, "unable to resolve") {
+				t.Skipf("no app on the simulated phone views URLs (its browser app comes with issue 17): %s", res.Reason)
+			}
+			if res.Status != "passed" {
+				t.Fatalf("%s: %s (%s)", tt.step, res.Status, res.Reason)
+			}
+			fg, err := d.ForegroundApp(ctx)
+			if tt.foreground != "" && (err != nil || fg != tt.foreground) {
+				t.Errorf("%s: foreground %q (%v), want %q", tt.step, fg, err, tt.foreground)
+			}
+		})
+	}
+}
