@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/sim/lab"
 )
@@ -143,5 +144,35 @@ func TestLaunchForms(t *testing.T) {
 				t.Errorf("%s: foreground %q (%v), want %q", tt.step, fg, err, tt.foreground)
 			}
 		})
+	}
+}
+
+// runWdaRequest sends its request to the iPhone's WebDriverAgent (here
+// the simulated one) and records the answer.
+func TestRunWdaRequestOnSimIPhone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{IOS: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	d, err := ios.Open(ctx, l.Devices()[0].URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	src := "tasks:\n  - name: t\n    flow:\n      - runWdaRequest:\n          method: GET\n          endpoint: /status\n"
+	st := openStore(t)
+	res, err := Run(ctx, d, load(t, src), fastOptions(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "passed" {
+		t.Fatalf("runWdaRequest GET /status: %s (%s)", res.Status, res.Reason)
+	}
+	steps, err := st.Steps(ctx, res.Run.ID)
+	if err != nil || len(steps) != 1 || !strings.Contains(string(steps[0].Result), `ready`) {
+		t.Errorf("the step recorded %+v (%v), want WDA's status answer", steps, err)
 	}
 }
