@@ -177,10 +177,12 @@ func (a *Action) Signature() string { return signature(a.name, a.plan) }
 func (a *Action) ModelText() string { return a.Signature() + " — " + a.description }
 
 // Decode reads JSON params strictly and returns a pointer to the params
-// struct (*P). Empty input and null mean no params. On bad input the error
+// struct (*P). Empty input and null mean no params; a bare value is the
+// action's first locator param, or its one required param ("Settings" is
+// {"locate": "Settings"} for Tap, "com.apex.shop" {"app": …} for Launch). On bad input the error
 // is a *ValidationError naming every wrong field and what was expected.
 func (a *Action) Decode(raw json.RawMessage) (any, error) {
-	raw = trimJSONSpace(raw)
+	raw = a.objectOfScalar(trimJSONSpace(raw))
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}

@@ -146,9 +146,11 @@ var (
 			return env.Driver.PressKey(ctx, k)
 		})
 
+	// app may also be a component, an app's name on the home screen or a
+	// URL (launch.go); the description stays short for the planner.
 	Launch = Define("Launch", "Start an app, or bring it to the front.",
 		func(ctx context.Context, env *Env, p *AppParams) error {
-			return env.Driver.LaunchApp(ctx, p.App)
+			return launch(ctx, env, p.App)
 		})
 
 	Terminate = Define("Terminate", "Force-stop an app.",

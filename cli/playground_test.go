@@ -99,16 +99,22 @@ func TestPlaygroundSim(t *testing.T) {
 	if sess := info["session"].(map[string]any); sess["state"] != "ready" || info["platform"] != "android" {
 		t.Fatalf("runtime-info = %v, want a ready android session", info)
 	}
-	_, ts := getJSON(t, "GET", url+"session/targets", nil)
-	if list := ts["targets"].([]any); len(list) != 1 || list[0].(map[string]any)["id"] != simTargetID {
-		t.Errorf("targets = %v", ts)
+	var ts []map[string]any
+	if resp, err := http.Get(url + "session/targets"); err != nil {
+		t.Fatal(err)
+	} else {
+		err = json.NewDecoder(resp.Body).Decode(&ts)
+		resp.Body.Close()
+		if err != nil || len(ts) != 1 || ts[0]["id"] != simTargetID {
+			t.Errorf("targets = %v (%v), want the simulated phone", ts, err)
+		}
 	}
 	if code, m := getJSON(t, "POST", url+"interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}}); code != 200 || !strings.Contains(m["scene"].(string), "Network & internet") {
 		t.Errorf("tap Settings: %d %v", code, m)
 	}
 	// A new session starts a new simulated phone.
 	getJSON(t, "DELETE", url+"session", nil)
-	if code, m := getJSON(t, "POST", url+"session", map[string]string{"deviceId": "emulator-5554"}); code != 502 || !strings.Contains(m["error"].(string), "without --sim") {
+	if code, m := getJSON(t, "POST", url+"session", map[string]string{"deviceId": "emulator-5554"}); code != 400 || !strings.Contains(m["error"].(string), "without --sim") {
 		t.Errorf("another device on a --sim playground: %d %v", code, m)
 	}
 	if code, m := getJSON(t, "POST", url+"session", map[string]string{"deviceId": simTargetID}); code != 200 || m["state"] != "ready" {

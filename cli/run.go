@@ -35,6 +35,8 @@ type RunOptions struct {
 	Summary     string      // --summary FILE.json
 	JUnit       string      // --junit FILE.xml
 	ReportDir   string      // --report-dir: where runs and reports are recorded
+	Report      string      // --report: files (screenshots beside the HTML) or inline (one HTML)
+	Output      string      // --output: the results JSON of a single script
 	Config      string      // --config: apex.yaml with the model settings of ai* steps
 	model       *llm.Config // loaded once from Config and the environment
 	ocr         ocr.Engine  // one Tesseract for the batch, started on first need
@@ -79,6 +81,8 @@ finishes every record.`,
 	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report (one testsuite per script, one testcase per task) to this file")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "model settings for ai* steps (apex.yaml; APEX_MODEL_* override it); without a model, ai* goals in the controlled language still run")
+	f.StringVar(&opts.Output, "output", "", "write the script's results (aiQuery, aiNumber, aiString, aiBoolean, aiLocate, named runAdbShell) to this JSON file, as Midscene does (default: the script's android.output or ios.output); one script only")
+	f.StringVar(&opts.Report, "report", "files", "files: the report refers to its screenshots beside it (small, for long runs); inline: one HTML file with compact screenshots inside, to mail or attach to a CI run")
 	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
 }
@@ -93,6 +97,12 @@ type runJob struct {
 func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	if _, err := perceive.ParseMode(opts.OCR); err != nil {
 		return fmt.Errorf("--ocr: %w", err)
+	}
+	if opts.Report != "" && opts.Report != "files" && opts.Report != "inline" {
+		return fmt.Errorf("--report %q: give files or inline", opts.Report)
+	}
+	if opts.Output != "" && len(opts.Files) > 1 {
+		return fmt.Errorf("--output %s: give one script (each script's android.output or ios.output names its own file)", opts.Output)
 	}
 	if opts.Concurrency < 1 {
 		return fmt.Errorf("--concurrency %d: give 1 or more", opts.Concurrency)
@@ -241,6 +251,9 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 		ro = *opts.Runner
 	}
 	ro.Store, ro.Device, ro.Log = st, target.ID, env.Log
+	if opts.Output != "" {
+		ro.Output = opts.Output
+	}
 	mode, _ := perceive.ParseMode(opts.OCR) // checked in runRun
 	ro.Perception.Mode = mode
 	// ai* steps run on the AI runtime, with the replay cache beside the
@@ -266,7 +279,7 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	if err != nil {
 		return res, "", err
 	}
-	path, rerr := report.Write(context.WithoutCancel(ctx), st, res.Run.ID)
+	path, rerr := report.WriteWith(context.WithoutCancel(ctx), st, res.Run.ID, &report.Options{Inline: opts.Report == "inline"})
 	if rerr != nil {
 		env.Log.Warn("write report", "run", res.Run.ID, "err", rerr)
 		prog.note(fmt.Sprintf("%s: could not write the report: %v", j.file, rerr))

@@ -67,9 +67,24 @@ func BenchmarkLongRunReport(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "s-write")
 		b.Logf("500-step report %s: %d bytes of HTML, %d images of %d bytes, written in %v",
 			path, fi.Size(), n, size, took.Round(time.Millisecond))
+
+		// The same run as one standalone file (apex run --report inline).
+		t0 = time.Now()
+		_, page, err := report.Render(context.Background(), st, id, &report.Options{Inline: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(page))/(1<<20), "MiB-inline")
+		b.ReportMetric(time.Since(t0).Seconds(), "s-inline")
+		if len(page) > maxInlineReport {
+			b.Errorf("500-step inline report: %d bytes, over %d", len(page), maxInlineReport)
+		}
 		b.StartTimer()
 	}
 }
+
+// maxInlineReport is the most a 500-step inline report may weigh (issue 16).
+const maxInlineReport = 25 << 20
 
 // runSim runs s on a fresh simulated phone into a fresh store.
 func runSim(b *testing.B, s *script.Script) (*store.Store, string) {

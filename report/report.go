@@ -26,6 +26,12 @@ type Options struct {
 	// demand, which keeps a long run's HTML small. Default 384 KiB; a
 	// negative value never inlines.
 	InlineSceneBytes int
+	// Inline embeds every screenshot in the page as a compact JPEG at the
+	// size the page shows it, so the one HTML file stands alone (mailed,
+	// attached to a CI run); each links to its full PNG, which opens when
+	// the run's files are beside the report. Off: the page refers to the
+	// PNG files, which keeps a long run's report small.
+	Inline bool
 }
 
 const defaultInlineSceneBytes = 384 << 10
@@ -46,37 +52,47 @@ func Write(ctx context.Context, s *store.Store, runID string) (string, error) {
 
 // WriteWith is Write with options.
 func WriteWith(ctx context.Context, s *store.Store, runID string, opts *Options) (string, error) {
+	run, page, err := Render(ctx, s, runID, opts)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(run.Dir, FileName)
+	if err := writeFileAtomic(path, page); err != nil {
+		return "", fmt.Errorf("report: write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// Render is the report page of run runID, and the run, without writing
+// it anywhere (the playground answers it whole, inline).
+func Render(ctx context.Context, s *store.Store, runID string, opts *Options) (store.Run, []byte, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
 	run, err := s.Run(ctx, runID)
 	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
+		return run, nil, fmt.Errorf("report: %w", err)
 	}
 	steps, err := s.Steps(ctx, runID)
 	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
+		return run, nil, fmt.Errorf("report: %w", err)
 	}
 	budget := opts.InlineSceneBytes
 	if budget == 0 {
 		budget = defaultInlineSceneBytes
 	}
-	p := buildPage(run, steps, budget)
+	p := buildPage(run, steps, budget, opts.Inline)
 	events, err := s.RunEvents(ctx, runID)
 	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
+		return run, nil, fmt.Errorf("report: %w", err)
 	}
 	p.Model = sumModelUse(events)
 	p.Goals = buildGoals(run.Started, events, p.Steps)
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, p); err != nil {
-		return "", fmt.Errorf("report: render run %s: %w", runID, err)
+		return run, nil, fmt.Errorf("report: render run %s: %w", runID, err)
 	}
-	path := filepath.Join(run.Dir, FileName)
-	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
-		return "", fmt.Errorf("report: write %s: %w", path, err)
-	}
-	return path, nil
+	return run, buf.Bytes(), nil
 }
 
 // writeFileAtomic writes through a temporary file and a rename, so a browser

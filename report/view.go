@@ -72,7 +72,8 @@ type stepView struct {
 
 type shot struct {
 	Label         string // "before" or "after"
-	Src           string
+	Src           template.URL
+	Full          string // the PNG file, linked from an embedded image
 	Width, Height int
 	Mark          bool
 	Left, Top     template.CSS // the touched point, in % of the image
@@ -90,7 +91,7 @@ type elementView struct {
 	ID, Type, Label, ResourceID, Bounds, Flags string
 }
 
-func buildPage(run store.Run, steps []store.Step, sceneBudget int) *page {
+func buildPage(run store.Run, steps []store.Step, sceneBudget int, inline bool) *page {
 	p := &page{Run: run}
 	if !run.Ended.IsZero() {
 		p.Duration = run.Ended.Sub(run.Started)
@@ -125,6 +126,9 @@ func buildPage(run store.Run, steps []store.Step, sceneBudget int) *page {
 		}
 		task.Steps = append(task.Steps, v)
 		p.LastStep = v
+	}
+	if inline {
+		embedAll(run.Dir, p.Steps)
 	}
 	return p
 }
@@ -171,7 +175,7 @@ func newShot(label, dir, rel string, st store.Step, sw, sh int) *shot {
 	if rel == "" {
 		return nil
 	}
-	s := &shot{Label: label, Src: filepath.ToSlash(rel)}
+	s := &shot{Label: label, Src: template.URL(filepath.ToSlash(rel))}
 	if f, err := os.Open(filepath.Join(dir, rel)); err == nil {
 		if cfg, err := png.DecodeConfig(f); err == nil {
 			s.Width, s.Height = cfg.Width, cfg.Height

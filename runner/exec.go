@@ -93,7 +93,13 @@ func (r *run) compile(st script.Step) (engine.Step, error) {
 			return nil
 		}}, nil
 	case script.RunAdbShell:
-		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error { return shell(ctx, s, rec, st) }}, nil
+		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			err := shell(ctx, s, rec, st)
+			if st.Name != "" && err == nil {
+				r.outputs[st.Name] = rec.Result.(map[string]string)["output"] // Midscene's named runAdbShell result
+			}
+			return err
+		}}, nil
 	case script.RunWdaRequest:
 		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
 			return wdaRequest(ctx, s, rec, st)

@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,12 @@ type Options struct {
 	// OnStep, when set, is called after each step is recorded (from the
 	// goroutine running the script).
 	OnStep func(Progress)
+	// Output is where the results JSON goes, as Midscene writes it (every
+	// aiQuery, aiNumber, aiString, aiBoolean, aiLocate and named
+	// runAdbShell result by its name); "" means the script's android.output
+	// or ios.output, and none when that is empty too. It is written in
+	// any case to output.json in the run directory.
+	Output string
 	// AI runs the steps that need a model or the controlled-language
 	// planner (an *agent.Runtime): aiAct, aiAssert, aiWaitFor, the queries,
 	// and targeted steps (aiTap, …) whose target the locator rules cannot
@@ -158,6 +165,11 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 	if len(r.outputs) > 0 {
 		if err := writeOutputs(filepath.Join(rec.Dir, "output.json"), r.outputs); err != nil {
 			r.log.Warn("write outputs", "err", err)
+		}
+	}
+	if out := cmp.Or(r.opts.Output, s.Target.Output); out != "" {
+		if err := writeOutputs(out, r.outputs); err != nil {
+			r.log.Error("write the results JSON: check the output path", "script", s.File, "err", err)
 		}
 	}
 	if err := r.store.FinishRun(finishCtx, r.runID, status, reason); err != nil {

@@ -68,6 +68,8 @@ var aliases = map[string]Kind{
 	"assert": AssertStep, "waitFor": WaitFor, "launch": Launch, "terminate": Terminate,
 	"back": Back, "home": Home, "swipe": SwipeStep, "scrollUntilVisible": ScrollUntilVisible,
 	"pressKey": PressKey,
+
+	"aiClearInput": AIClearInput, "aiDragAndDrop": AIDragAndDrop, "aiPinch": AIPinch,
 }
 
 // NeedsModel reports whether a step of this kind can only run with a model.

@@ -43,7 +43,8 @@ func (l *loader) step(n *yaml.Node) (Step, bool) {
 	opts := map[string]pair{}
 	for i := range ps {
 		p := ps[i]
-		if _, ok := aliases[p.key.Value]; ok {
+		if k, ok := l.kindKey(p.key.Value); ok {
+			ps[i].key.Value = k
 			if kindPair != nil {
 				l.errorf(p.key, "one step has two kinds, %s and %s: put each on its own list item (- %s: …)", kindPair.key.Value, p.key.Value, p.key.Value)
 				return Step{}, false
@@ -95,8 +96,9 @@ func (l *loader) genericStep(n *yaml.Node, ps []pair) (Step, bool) {
 	if params == nil {
 		params = map[string]any{}
 	}
-	if _, ok := params.(map[string]any); !ok {
-		l.errorf(p.val, "%s: expected the action's params as a mapping, got %s", p.key.Value, describe(p.val))
+	_, isMap := params.(map[string]any)
+	if !isMap && p.val.Kind != yaml.ScalarNode {
+		l.errorf(p.val, "%s: expected the action's params as a mapping (or its one value: Launch: com.apex.shop), got %s", p.key.Value, describe(p.val))
 		return Step{}, false
 	}
 	raw, _ := json.Marshal(params)
@@ -138,6 +140,10 @@ var stepOptions = map[Kind][]string{
 	AssertStep: {"timeout", "errorMessage"}, WaitFor: {"timeout", "gone"},
 	ScrollUntilVisible: {"direction", "maxSwipes", "timeout"},
 	SwipeStep:          {"duration"},
+	RunAdbShell:        {"name"},
+	AIClearInput:       {"locate"},
+	AIDragAndDrop:      {"from", "to"},
+	AIPinch:            {"locate", "direction", "distance", "duration"},
 }
 
 func (c *stepCtx) read() {
@@ -207,6 +213,11 @@ func (c *stepCtx) read() {
 		st.Duration = l.millis(main, what)
 	case RunAdbShell:
 		st.Value = l.str(main, what)
+		if n := c.opt("name"); n != nil {
+			st.Name = l.str(n, what+".name")
+		}
+	case AIClearInput, AIDragAndDrop, AIPinch:
+		c.readMidsceneAction()
 	case RunWdaRequest:
 		c.readWda()
 	case LogScreenshot:

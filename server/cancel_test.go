@@ -55,8 +55,8 @@ func TestCancelReachesTheModelCall(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the model's request was not dropped by the cancel")
 	}
-	if v["status"] != "canceled" || !strings.HasPrefix(v["reportHTML"].(string), "/runs/") {
-		t.Errorf("cancel answered %v %v, want canceled with the report", v["status"], v["reportHTML"])
+	if ref, _ := v["report"].(map[string]any); v["status"] != "canceled" || ref == nil || !strings.HasPrefix(ref["url"].(string), "/runs/") {
+		t.Errorf("cancel answered %v %v, want canceled with the report", v["status"], ref)
 	}
 	if events := v["dump"].(map[string]any)["events"].([]any); len(events) == 0 {
 		t.Errorf("the cancelled task's record has no events")

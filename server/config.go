@@ -130,17 +130,27 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		ModelSettings
 		Reset bool `json:"reset"`
+		// AIConfig is Midscene's body (midscene_config.go).
+		AIConfig map[string]any `json:"aiConfig,omitempty"`
 	}
 	if err := readJSON(r, &body); err != nil && !errors.Is(err, io.EOF) {
 		writeError(w, 0, err)
 		return
+	}
+	if body.AIConfig != nil {
+		body.ModelSettings = body.ModelSettings.overlay(aiConfigSettings(body.AIConfig))
 	}
 	changed, err := s.Configure(body.ModelSettings, body.Reset)
 	if err != nil {
 		writeError(w, 0, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"changed": changed, "model": s.models.view(), "session": s.sess.view()})
+	msg := "model settings unchanged"
+	if changed {
+		msg = "model settings updated: the next task uses them"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"changed": changed, "model": s.models.view(), "session": s.sess.view(),
+		"status": "ok", "message": msg})
 }
 
 // Configure applies model settings as POST /config does and reports

@@ -32,6 +32,13 @@ type ExecuteRequest struct {
 	// RequestID, when set, names the task (letters, digits, - and _), so a
 	// client can follow /task-progress while the answer waits.
 	RequestID string `json:"requestId,omitempty"`
+	// ReportHTML asks a synchronous answer for the report itself, one
+	// HTML page with its screenshots inside (a Midscene request always
+	// gets it); report.url is where it is served either way.
+	ReportHTML bool `json:"reportHTML,omitempty"`
+	// MidsceneRequest is the body Midscene's PlaygroundSDK sends
+	// ({type, prompt, params, …}; midscene_execute.go).
+	MidsceneRequest
 }
 
 // job is what a task runs: a goal through the runtime, or a one-step
@@ -40,6 +47,9 @@ type job struct {
 	kind   string // goal, step or action
 	title  string
 	script *script.Script
+	// midscene is the Midscene type the job was asked for ("aiTap",
+	// "aiQuery", "Tap"…): its answer takes Midscene's shapes.
+	midscene string
 }
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -54,40 +64,46 @@ func (s *Server) parseJob(req ExecuteRequest, space *action.Space) (job, error) 
 		return job{}, errorf(http.StatusBadRequest, "requestId %q: use 1 to 64 letters, digits, - or _", req.RequestID)
 	}
 	given := 0
-	for _, set := range []bool{strings.TrimSpace(req.Goal) != "", len(req.Step) > 0 && string(req.Step) != "null", req.Action != ""} {
+	for _, set := range []bool{strings.TrimSpace(req.Goal) != "", len(req.Step) > 0 && string(req.Step) != "null", req.Action != "", req.Type != ""} {
 		if set {
 			given++
 		}
 	}
 	if given != 1 {
-		return job{}, errorf(http.StatusBadRequest, `say what to do, one of: {"goal": "tap \"Settings\""}, {"step": {"aiTap": "Settings"}} or {"action": "Tap", "params": {%q: "Settings"}}`, action.Tap.LocatorFields()[0])
+		return job{}, errorf(http.StatusBadRequest, `say what to do, one of: {"goal": "tap \"Settings\""}, {"step": {"aiTap": "Settings"}} {"action": "Tap", "params": {%q: "Settings"}} or Midscene's {"type": "aiTap", "prompt": "Settings"}`, action.Tap.LocatorFields()[0])
 	}
 	switch {
 	case req.Goal != "":
 		return job{kind: "goal", title: req.Goal}, nil
+	case req.Type != "":
+		return s.midsceneJob(req, space)
 	case req.Action != "":
 		a, ok := space.Lookup(req.Action)
 		if !ok {
 			return job{}, errorf(http.StatusBadRequest, "no action %q on %s: use one of %s (GET /action-space)",
 				req.Action, space.Platform(), strings.Join(space.Names(), ", "))
 		}
-		params := req.Params
-		if len(params) == 0 || string(params) == "null" {
-			params = json.RawMessage("{}")
-		}
-		if _, err := a.Decode(params); err != nil {
-			return job{}, errorf(http.StatusBadRequest, "%v", err)
-		}
-		// The runner runs an action of the space as a step of its own kind.
-		st := script.Step{Kind: script.Action, Key: a.Name(), Params: params, Pos: script.Pos{File: stepScriptName, Line: 1, Col: 1}}
-		sc := &script.Script{File: stepScriptName, Tasks: []script.Task{{Name: "playground", Steps: []script.Step{st}}}}
-		return job{kind: "action", title: runner.StepName(sc.Tasks[0].Steps[0]), script: sc}, nil
+		return actionJob(a, req.Params)
 	}
 	sc, err := s.stepScript(req.Step, space)
 	if err != nil {
 		return job{}, err
 	}
 	return job{kind: "step", title: runner.StepName(sc.Tasks[0].Steps[0]), script: sc}, nil
+}
+
+// actionJob runs one action of the space with params (JSON; none: {}).
+func actionJob(a *action.Action, params json.RawMessage) (job, error) {
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	if _, err := a.Decode(params); err != nil {
+		return job{}, errorf(http.StatusBadRequest, "%v", err)
+	}
+	// The runner runs an action of the space as a step of its own kind.
+	st := script.Step{Kind: script.Action, Key: a.Name(), Params: params, Pos: script.Pos{File: stepScriptName, Line: 1, Col: 1}}
+	sc := &script.Script{File: stepScriptName, Tasks: []script.Task{{Name: "playground", Steps: []script.Step{st}}}}
+	return job{kind: "action", title: runner.StepName(sc.Tasks[0].Steps[0]), script: sc}, nil
 }
 
 // stepScriptName is the file name of the scripts /execute makes of a

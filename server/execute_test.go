@@ -23,12 +23,17 @@ func TestExecuteAnswers(t *testing.T) {
 		foreground string // after the job
 		errPart    string
 	}{
-		{"goal", map[string]any{"goal": `tap "Settings"`}, "goal", "done", "com.android.settings", ""},
+		{"goal", map[string]any{"goal": `tap "Settings"`, "reportHTML": true}, "goal", "done", "com.android.settings", ""},
 		{"structured action", map[string]any{"action": "Back"}, "action", "done", "com.apex.launcher", ""},
 		{"deterministic step", map[string]any{"step": map[string]any{"tap": map[string]string{"text": "Settings"}}}, "step", "done", "com.android.settings", ""},
 		{"ai step offline", map[string]any{"step": map[string]string{"aiTap": "Network & internet"}}, "step", "done", "com.android.settings", ""},
 		{"failing step", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "No Such Thing"}}}, "step", "failed", "com.android.settings", "No Such Thing"},
 		{"action by alias with params", map[string]any{"action": "KeyboardPress", "params": map[string]string{"keyName": "Home"}}, "action", "done", "com.apex.launcher", ""},
+		// Midscene's body: an action of the space by its Midscene alias,
+		// the prompt its target; a Midscene call that runs as a step.
+		{"midscene aiTap", map[string]any{"type": "aiTap", "prompt": "Settings", "deepThink": false}, "action", "done", "com.android.settings", ""},
+		{"midscene Back", map[string]any{"type": "AndroidBackButton", "params": map[string]any{}}, "action", "done", "com.android.settings", ""}, // Settings resumed on a sub-screen
+		{"midscene failed assert", map[string]any{"type": "aiAssert", "prompt": `"No Such Thing" exists`}, "step", "failed", "com.android.settings", "No Such Thing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,9 +57,23 @@ func TestExecuteAnswers(t *testing.T) {
 			if (tt.kind == "goal" && len(events) == 0) || len(steps) == 0 {
 				t.Errorf("dump of a %s has %d steps and %d events", tt.kind, len(steps), len(events))
 			}
-			report, _ := m["reportHTML"].(string)
+			ref, _ := m["report"].(map[string]any)
+			report, _ := ref["url"].(string)
 			if !strings.HasPrefix(report, "/runs/") {
-				t.Fatalf("reportHTML = %q, want the report's URL", report)
+				t.Fatalf("report = %v, want the report's URL", ref)
+			}
+			// reportHTML is the report itself, its screenshots inside, when
+			// asked for (always by Midscene's body).
+			html, _ := m["reportHTML"].(string)
+			if asked := tt.body["reportHTML"] == true || tt.body["type"] != nil; asked != (html != "") {
+				t.Errorf("reportHTML given %v, want %v", html != "", asked)
+			} else if asked && (!strings.Contains(html, "<html") || strings.Contains(html, `src="steps/`)) {
+				t.Errorf("reportHTML is not a standalone report: %.200q", html)
+			}
+			if tt.body["type"] == "aiAssert" {
+				if res, _ := m["result"].(map[string]any); res["pass"] != false || m["executionDump"] == nil {
+					t.Errorf("Midscene assert answered result %v, executionDump %v; want pass false and the dump", m["result"], m["executionDump"])
+				}
 			}
 			code, page := p.raw("GET", report, nil, nil)
 			if code != 200 || !strings.Contains(string(page), "<html") {

@@ -59,10 +59,19 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Action string          `json:"action"`
 		Params json.RawMessage `json:"params"`
+		// MidsceneInteract is Midscene's body (midscene_interact.go).
+		MidsceneInteract
 	}
 	if err := readJSON(r, &body); err != nil {
 		writeError(w, 0, err)
 		return
+	}
+	if body.ActionType != "" {
+		var err error
+		if body.Action, body.Params, err = body.action(); err != nil {
+			writeError(w, 0, err)
+			return
+		}
 	}
 	dev, err := s.sess.open(true)
 	if err != nil {

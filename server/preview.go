@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"image"
@@ -37,6 +38,11 @@ func (s *Server) screenshot(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		writeError(w, http.StatusBadGateway, fmt.Errorf("screenshot of %s: %w", dev.target.ID, err))
+		return
+	}
+	if wantsJSONScreenshot(r) {
+		writeJSON(w, http.StatusOK, map[string]any{"screenshot": "data:image/png;base64," + base64.StdEncoding.EncodeToString(img),
+			"timestamp": time.Now().UnixMilli()})
 		return
 	}
 	w.Header().Set("Content-Type", "image/png")

@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,6 +28,8 @@ type Recorded struct {
 	// failed: recording never fails an action).
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	// MidsceneRecorded is the action as Midscene's recorder reads it.
+	MidsceneRecorded
 
 	before, after []byte
 }
@@ -57,6 +61,7 @@ func (rc *recorder) add(r Recorded) {
 	if r.after != nil {
 		r.After = fmt.Sprintf("/recorder/screenshot/%d/after", r.Seq)
 	}
+	r.fillMidscene()
 	rc.events = append(rc.events, r)
 }
 
@@ -66,16 +71,30 @@ func (rc *recorder) list() []Recorded {
 	return append([]Recorded{}, rc.events...)
 }
 
+// recorderStart starts a recording. Midscene's client names its recording
+// ({sessionId}) and starts it again at will: a named start begins a new
+// recording whatever was going on.
 func (s *Server) recorderStart(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := readJSON(r, &body); err != nil && !errors.Is(err, io.EOF) {
+		writeError(w, 0, err)
+		return
+	}
 	rc := &s.rec
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if rc.on {
+	if rc.on && body.SessionID == "" {
 		writeError(w, http.StatusConflict, fmt.Errorf("already recording: POST /recorder/stop first"))
 		return
 	}
 	rc.on, rc.started, rc.events = true, time.Now(), nil
-	writeJSON(w, http.StatusOK, map[string]any{"recording": true})
+	var platform any
+	if v := s.sess.view(); v.Device != nil {
+		platform = v.Device.Platform
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"recording": true, "ok": true, "supported": true, "source": "studio-preview", "platformId": platform})
 }
 
 func (s *Server) recorderStop(w http.ResponseWriter, r *http.Request) {
@@ -87,11 +106,15 @@ func (s *Server) recorderStop(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.on = false
-	writeJSON(w, http.StatusOK, map[string]any{"recording": false, "events": len(rc.events)})
+	writeJSON(w, http.StatusOK, map[string]any{"recording": false, "events": len(rc.events), "ok": true})
 }
 
+// recorderEvents lists the recording's actions from ?since=N (default 0),
+// and nextIndex, the since of the next call.
 func (s *Server) recorderEvents(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"recording": s.rec.recording(), "events": s.rec.list()})
+	evs := s.rec.list()
+	from := min(sinceIndex(r.URL.Query().Get("since")), len(evs))
+	writeJSON(w, http.StatusOK, map[string]any{"recording": s.rec.recording(), "events": evs[from:], "nextIndex": len(evs)})
 }
 
 func (s *Server) recorderScreenshot(w http.ResponseWriter, r *http.Request) {

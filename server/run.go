@@ -64,7 +64,11 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-t.done:
-		writeJSON(w, http.StatusOK, s.withDump(r.Context(), t.view(0)))
+		v := s.withDump(r.Context(), t.view(0))
+		if req.Type != "" || req.ReportHTML {
+			v = s.withReportHTML(r.Context(), v)
+		}
+		writeJSON(w, http.StatusOK, v)
 	case <-r.Context().Done():
 		// The client left; the task goes on (POST /cancel/ID stops it).
 	}
@@ -181,7 +185,7 @@ func (s *Server) record(t *task) {
 		return
 	}
 	t.mu.Lock()
-	t.reportHTML = "/runs/" + id + "/" + report.FileName
+	t.reportURL = "/runs/" + id + "/" + report.FileName
 	t.mu.Unlock()
 }
 

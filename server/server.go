@@ -165,6 +165,7 @@ func (s *Server) api() []route {
 	rs = append(rs, s.configAPI()...)
 	rs = append(rs, s.contextAPI()...)
 	rs = append(rs, s.authAPI()...)
+	rs = append(rs, s.midsceneAPI()...)
 	return rs
 }
 
@@ -192,6 +193,12 @@ func (s *Server) interfaceInfo(w http.ResponseWriter, r *http.Request) {
 		out["description"] = describeTarget(target)
 		out["device"] = target
 		out["actions"] = space.Names()
+		out["actionTypes"] = space.Names() // Midscene's name for them
+		if dev, err := s.sess.open(false); err == nil {
+			if size := screenSize(r.Context(), dev); size != nil {
+				out["size"] = size
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -213,24 +220,16 @@ func describeTarget(t device.Target) string {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"id": s.id, "ok": true})
+	writeJSON(w, http.StatusOK, map[string]any{"id": s.id, "ok": true, "status": "ok"})
 }
 
 // previewKinds are the preview endpoints a client may use.
 var previewKinds = []string{"screenshot", "mjpeg"}
 
+// runtimeInfo is the platform, the preview kinds and the session, with
+// Midscene's fields beside (runtimeView).
 func (s *Server) runtimeInfo(w http.ResponseWriter, r *http.Request) {
-	v := s.sess.view()
-	var platform device.Platform
-	if v.Device != nil {
-		platform = v.Device.Platform
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"id":           s.id,
-		"platform":     platform,
-		"previewKinds": previewKinds,
-		"session":      v,
-	})
+	writeJSON(w, http.StatusOK, s.runtimeView(s.sess.view()))
 }
 
 // apiError is an error with the HTTP status it is answered with and any

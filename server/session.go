@@ -128,9 +128,19 @@ func runningError(t *task) *apiError {
 		fields: map[string]any{"requestId": t.id}}
 }
 
+// SessionTarget is a device a session can open, as GET /session/targets
+// lists it: the device, with a label and a status as Midscene shows them.
+type SessionTarget struct {
+	device.Target
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Status      string `json:"status"`
+}
+
 func (s *Server) targets(w http.ResponseWriter, r *http.Request) {
+	out := []SessionTarget{}
 	if s.opts.Targets == nil {
-		writeJSON(w, http.StatusOK, map[string]any{"targets": []device.Target{}})
+		writeJSON(w, http.StatusOK, out)
 		return
 	}
 	ts, err := s.opts.Targets(r.Context())
@@ -138,10 +148,10 @@ func (s *Server) targets(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadGateway, fmt.Errorf("listing devices: %w", err))
 		return
 	}
-	if ts == nil {
-		ts = []device.Target{}
+	for _, t := range ts {
+		out = append(out, SessionTarget{Target: t, Label: describeTarget(t), Description: t.Hint, Status: t.State})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"targets": ts})
+	writeJSON(w, http.StatusOK, out)
 }
 
 // createSession opens the device; it answers when the session is ready or
@@ -159,12 +169,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeJSON(w, http.StatusOK, s.sessionAnswer(v))
 }
 
 // Connect opens a session on the device id names ("" picks the only one),
-// as POST /session does. It fails if a session exists; a failed open
-// leaves the session required, with the error.
+// as POST /session does. An idle session is replaced; one running a task
+// is not. A failed open leaves the session required, with the error.
 func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 	if err := s.checkBlocked(ctx); err != nil {
 		return s.sess.view(), &apiError{code: http.StatusConflict, err: fmt.Errorf("no session can be set up: %w", err),
@@ -172,10 +182,17 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 	}
 	ss := &s.sess
 	ss.mu.Lock()
+	if ss.state == StateReady {
+		ss.mu.Unlock()
+		if err := s.destroy(); err != nil {
+			return s.sess.view(), err
+		}
+		ss.mu.Lock()
+	}
 	if ss.state != StateRequired {
 		v := ss.viewLocked()
 		ss.mu.Unlock()
-		return v, &apiError{code: http.StatusConflict, err: fmt.Errorf("a session is %s: DELETE /session first", v.State),
+		return v, &apiError{code: http.StatusConflict, err: fmt.Errorf("the session is %s: wait for it (a running task: POST /cancel/ID), then open the device again", v.State),
 			fields: map[string]any{"session": v}}
 	}
 	ss.state, ss.err = StateCreating, ""
@@ -195,7 +212,7 @@ func (s *Server) Connect(ctx context.Context, id string) (SessionView, error) {
 	s.publishSession()
 	if err != nil {
 		s.log.Warn("open device", "device", id, "err", err)
-		return v, &apiError{code: http.StatusBadGateway, err: fmt.Errorf("opening device %q: %w", id, err),
+		return v, &apiError{code: http.StatusBadRequest, err: fmt.Errorf("opening device %q: %w", id, err),
 			fields: map[string]any{"session": v}}
 	}
 	return v, nil
@@ -229,7 +246,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.sess.view())
+	writeJSON(w, http.StatusOK, s.sessionAnswer(s.sess.view()))
 }
 
 // destroy cancels a running task, waits for it and releases the device.

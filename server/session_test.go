@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -33,8 +34,11 @@ func TestSessionLifecycle(t *testing.T) {
 	if kinds := info["previewKinds"].([]any); len(kinds) != 2 || kinds[0] != "screenshot" || kinds[1] != "mjpeg" {
 		t.Errorf("previewKinds = %v", kinds)
 	}
-	ts := p.mustDo(200, "GET", "/session/targets", nil)["targets"].([]any)
-	if len(ts) != 1 || ts[0].(map[string]any)["serial"] != p.dev.Serial {
+	var ts []map[string]any
+	if code, data := p.raw("GET", "/session/targets", nil, nil); code != 200 || json.Unmarshal(data, &ts) != nil {
+		t.Fatalf("GET /session/targets: %d %s, want a list", code, data)
+	}
+	if len(ts) != 1 || ts[0]["serial"] != p.dev.Serial || ts[0]["label"] == "" {
 		t.Errorf("targets = %v, want the simulated phone %s", ts, p.dev.Serial)
 	}
 	for _, path := range []string{"/action-space", "/screenshot", "/mjpeg"} {
@@ -64,8 +68,10 @@ func TestSessionLifecycle(t *testing.T) {
 	if info := p.mustDo(200, "GET", "/runtime-info", nil); info["platform"] != "android" || p.state() != "ready" {
 		t.Errorf("runtime-info after create = %v", info)
 	}
-	if code, m := p.do("POST", "/session", map[string]string{}); code != 409 || !strings.Contains(m["error"].(string), "DELETE /session") {
-		t.Errorf("second POST /session: %d %v, want 409 saying to DELETE first", code, m)
+	// An idle session is replaced (Midscene's clients expect it): the old
+	// device link is released and a new one opened.
+	if code, m := p.do("POST", "/session", map[string]string{}); code != 200 || m["state"] != "ready" || len(p.opened) != 1 {
+		t.Errorf("second POST /session: %d %v with %d links open, want the session replaced", code, m, len(p.opened))
 	}
 
 	space := p.mustDo(200, "GET", "/action-space", nil)
@@ -128,8 +134,8 @@ func TestSessionCreateFails(t *testing.T) {
 		return real()
 	}})
 	code, m := p.do("POST", "/session", map[string]string{})
-	if code != 502 || !strings.Contains(m["error"].(string), "device went away") {
-		t.Fatalf("failed create: %d %v, want 502 with the cause", code, m)
+	if code != 400 || !strings.Contains(m["error"].(string), "device went away") {
+		t.Fatalf("failed create: %d %v, want 400 with the cause", code, m)
 	}
 	sess := p.mustDo(200, "GET", "/runtime-info", nil)["session"].(map[string]any)
 	if sess["state"] != "required" || !strings.Contains(sess["error"].(string), "device went away") {
@@ -138,8 +144,8 @@ func TestSessionCreateFails(t *testing.T) {
 	if len(p.opened) != 0 {
 		t.Errorf("a failed create left a device link open")
 	}
-	if code, _ := p.do("POST", "/session", map[string]string{"deviceId": "sim/nowhere"}); code != 502 {
-		t.Errorf("unknown device: %d, want 502", code)
+	if code, _ := p.do("POST", "/session", map[string]string{"deviceId": "sim/nowhere"}); code != 400 {
+		t.Errorf("unknown device: %d, want 400", code)
 	}
 	fail.Store(false)
 	p.ready()
@@ -154,8 +160,9 @@ func TestConnectAndIndex(t *testing.T) {
 	if err != nil || v.State != "ready" || v.Device == nil || v.Device.Serial != p.dev.Serial {
 		t.Fatalf("Connect = %+v, %v", v, err)
 	}
-	if _, err := p.srv.Connect(testCtx(t), ""); err == nil || !strings.Contains(err.Error(), "DELETE /session") {
-		t.Errorf("second Connect: %v, want an error saying to DELETE first", err)
+	// An idle session is replaced, as Midscene's playground does.
+	if v2, err := p.srv.Connect(testCtx(t), ""); err != nil || v2.State != "ready" || len(p.opened) != 1 {
+		t.Errorf("second Connect: %+v, %v with %d links open, want the session replaced", v2, err, len(p.opened))
 	}
 	idx := p.mustDo(200, "GET", "/", nil)
 	var list []string

@@ -25,16 +25,23 @@ type Setup struct {
 	// Blocked says why no session can be set up on this machine, and
 	// what to do; the form cannot be submitted until it is fixed.
 	Blocked string `json:"blocked,omitempty"`
+	// Title, PrimaryActionLabel and Targets are for Midscene's form.
+	Title              string          `json:"title"`
+	PrimaryActionLabel string          `json:"primaryActionLabel"`
+	Targets            []SessionTarget `json:"targets"`
 }
 
 // SetupField is one field of the setup form.
 type SetupField struct {
-	Name     string        `json:"name"`
-	Label    string        `json:"label"`
-	Type     string        `json:"type"` // select
-	Required bool          `json:"required"`
-	Default  string        `json:"default,omitempty"`
-	Options  []SetupOption `json:"options"`
+	Name     string `json:"name"`
+	Key      string `json:"key"` // Name, as Midscene's form reads it
+	Label    string `json:"label"`
+	Type     string `json:"type"` // select
+	Required bool   `json:"required"`
+	Default  string `json:"default,omitempty"`
+	// DefaultValue is Default, as Midscene's form reads it.
+	DefaultValue string        `json:"defaultValue,omitempty"`
+	Options      []SetupOption `json:"options"`
 }
 
 // SetupOption is one choice of a select field.
@@ -50,7 +57,8 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	if err := s.checkBlocked(r.Context()); err != nil {
 		blocked = err.Error()
 	}
-	out := Setup{Session: s.sess.view(), Warnings: []string{}, Blocked: blocked}
+	out := Setup{Session: s.sess.view(), Warnings: []string{}, Blocked: blocked, Title: "Open a device", PrimaryActionLabel: "Connect",
+		Targets: []SessionTarget{}}
 	out.Submit.Method, out.Submit.Path = http.MethodPost, "/session"
 	var ts []device.Target
 	if s.opts.Targets != nil {
@@ -59,9 +67,10 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("listing devices failed: %v", err))
 		}
 	}
-	field := SetupField{Name: "deviceId", Label: "Device", Type: "select", Required: true, Options: []SetupOption{}}
+	field := SetupField{Name: "deviceId", Key: "deviceId", Label: "Device", Type: "select", Required: true, Options: []SetupOption{}}
 	var online []string
 	for _, t := range ts {
+		out.Targets = append(out.Targets, SessionTarget{Target: t, Label: describeTarget(t), Description: t.Hint, Status: t.State})
 		o := SetupOption{Value: t.ID, Label: cmp.Or(t.Model, t.Serial, t.ID), Disabled: !t.Ready(), Hint: t.Hint}
 		if o.Label != t.ID {
 			o.Label += " (" + t.ID + ")"
@@ -74,7 +83,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		field.Options = append(field.Options, o)
 	}
 	if len(online) == 1 {
-		field.Default = online[0]
+		field.Default, field.DefaultValue = online[0], online[0]
 		out.AutoSubmit = out.Session.State == StateRequired && blocked == ""
 	}
 	switch {

@@ -49,9 +49,16 @@ type TaskView struct {
 	// outcome for a step or an action.
 	Result any `json:"result,omitempty"`
 	// RunID is the task's run in the store (apex report RUN-ID);
-	// ReportHTML is the URL of its HTML report, once it has ended.
-	RunID      string `json:"runId,omitempty"`
+	// Report says where its HTML report is served, once it has ended.
+	RunID  string     `json:"runId,omitempty"`
+	Report *reportRef `json:"report,omitempty"`
+	// ReportHTML is the report itself, one HTML file with its screenshots
+	// inside: in the answer of a synchronous /execute that asks for it
+	// (ExecuteRequest.ReportHTML, and every Midscene request).
 	ReportHTML string `json:"reportHTML,omitempty"`
+	// ExecutionDump is the progress as Midscene's client shows it, for a
+	// task asked for in Midscene's shape (MidsceneRequest).
+	ExecutionDump *ExecutionDump `json:"executionDump,omitempty"`
 	// Dump is the task's whole record once it has ended: the run, its
 	// steps (with each Scene) and its agent events.
 	Dump *Dump `json:"dump,omitempty"`
@@ -76,13 +83,13 @@ type task struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed after the session is free again
 
-	mu         sync.Mutex
-	status     string
-	err        string
-	result     any
-	progress   []Progress
-	runID      string
-	reportHTML string
+	mu        sync.Mutex
+	status    string
+	err       string
+	result    any
+	progress  []Progress
+	runID     string
+	reportURL string
 }
 
 // add gives p the task's next seq and publishes it, under the task's lock,
@@ -124,9 +131,18 @@ func (t *task) view(since int) TaskView {
 
 func (t *task) viewLocked(since int) TaskView {
 	v := TaskView{RequestID: t.id, Kind: t.job.kind, Goal: t.job.title, Status: t.status, Error: t.err, Result: t.result,
-		RunID: t.runID, ReportHTML: t.reportHTML, Progress: []Progress{}}
+		RunID: t.runID, Progress: []Progress{}}
+	if t.reportURL != "" {
+		v.Report = newReportRef(t.runID, t.reportURL)
+	}
 	if since < len(t.progress) {
 		v.Progress = append(v.Progress, t.progress[max(since, 0):]...)
+	}
+	if t.job.midscene != "" {
+		v.ExecutionDump = t.executionDumpLocked()
+		if t.status != statusRunning {
+			v.Result = midsceneResult(t.job.midscene, t.status, t.err, t.result)
+		}
 	}
 	return v
 }

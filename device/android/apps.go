@@ -19,8 +19,19 @@ func checkPackage(app string) error {
 	return nil
 }
 
-// LaunchApp resolves the app's launcher activity and starts it.
+// LaunchApp starts an app: a package at its launcher activity, a
+// component (pkg/.Activity) as given, or a URL (with a scheme) in the app
+// that views it (a VIEW intent: the browser for http and https).
 func (d *Driver) LaunchApp(ctx context.Context, app string) error {
+	if strings.Contains(app, "://") {
+		return d.startIntent(ctx, "open "+app, "am start -a android.intent.action.VIEW -d "+quote(app))
+	}
+	if pkg, _, ok := strings.Cut(app, "/"); ok {
+		if err := checkPackage(pkg); err != nil {
+			return fmt.Errorf("android %s: launch %s: %w", d.serial, app, err)
+		}
+		return d.startIntent(ctx, "launch "+app, "am start -n "+quote(app))
+	}
 	if err := checkPackage(app); err != nil {
 		return fmt.Errorf("android %s: launch: %w", d.serial, err)
 	}
@@ -39,13 +50,19 @@ func (d *Driver) LaunchApp(ctx context.Context, app string) error {
 	if comp == "" {
 		return fmt.Errorf("android %s: launch %s: no launcher activity (is it installed? `adb shell pm list packages %s`): %w", d.serial, app, app, device.ErrNotFound)
 	}
-	return d.call(ctx, "launch "+app, false, 2*d.opts.Timeout, func(ctx context.Context) error {
-		out, err := d.shell(ctx, "am start -n "+quote(comp))
+	return d.startIntent(ctx, "launch "+app, "am start -n "+quote(comp))
+}
+
+// startIntent runs an am start command line; am reports a failure in its
+// output, with a zero exit status.
+func (d *Driver) startIntent(ctx context.Context, what, cmd string) error {
+	return d.call(ctx, what, false, 2*d.opts.Timeout, func(ctx context.Context) error {
+		out, err := d.shell(ctx, cmd)
 		if err != nil {
 			return err
 		}
 		if strings.Contains(out, "Error:") || strings.Contains(out, "Exception") {
-			return fmt.Errorf("am start %s: %s", comp, strings.TrimSpace(out))
+			return fmt.Errorf("%s: %s", cmd, strings.TrimSpace(out))
 		}
 		return nil
 	})

@@ -298,7 +298,7 @@ function endTask(v, end) {
   }
   if (v.runId) {
     const a = el("a", "report-link", "Open report");
-    a.href = v.reportHTML || `/report/${encodeURIComponent(v.runId)}`;
+    a.href = (v.report && v.report.url) || `/report/${encodeURIComponent(v.runId)}`;
     a.target = "_blank";
     a.rel = "noopener";
     box.appendChild(a);
