@@ -216,7 +216,7 @@ func pmListPackages(c *Cmd, a []string) int {
 func (s *Server) launchables(only string) []Package {
 	var out []Package
 	for _, p := range s.packages() {
-		if p.LauncherActivity != "" && (only == "" || p.Name == only) {
+		if p.LauncherActivity != "" && (only == "" || p.Name == only || slices.Contains(p.Aliases, only)) {
 			out = append(out, p)
 		}
 	}
