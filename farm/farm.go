@@ -1,0 +1,205 @@
+// Package farm names the NATS JetStream assets a device farm keeps its state
+// in (buckets, streams, subjects) and creates them; the subpackages build
+// the control plane, registry, leases, run queue and host agent on them.
+package farm
+
+import (
+	"context"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The farm's buckets and streams.
+const (
+	BucketHosts   = "farm_hosts"   // host ID → registry.Host, expires without heartbeat
+	BucketDevices = "farm_devices" // device key → registry.Device, expires without heartbeat
+	BucketLeases  = "farm_leases"  // resource key → lease.Record, expires without renewal
+	BucketRuns    = "farm_runs"    // run ID → queue.Run, moved between states by CAS
+	BucketConfig  = "farm_config"  // project limits and other settings
+	StreamRuns    = "FARM_RUNS"    // work queue: runs.pool.<platform>
+	StreamEvents  = "FARM_EVENTS"  // events.<runID>.<kind>
+	StreamAudit   = "FARM_AUDIT"   // audit.<kind>
+	ObjectRecords = "farm_records" // <runID>/<file>: reports and records
+)
+
+// Config is the shape of a farm's assets. Zero values mean the defaults.
+type Config struct {
+	// Replicas of every stream and bucket: 1 on one machine, 3 in a
+	// three-node cluster (quorum 2).
+	Replicas int
+	// HeartbeatTTL is how long a host or device stays registered without a
+	// heartbeat (default 15s); hosts beat every third of it.
+	HeartbeatTTL time.Duration
+	// LeaseTTL is how long a lease lives without renewal (default 30s);
+	// holders renew every third of it. Whole seconds, 1s at least.
+	LeaseTTL time.Duration
+	// RecordsTTL is how long run records stay in the object store
+	// (default 30 days).
+	RecordsTTL time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Replicas <= 0 {
+		c.Replicas = 1
+	}
+	if c.HeartbeatTTL <= 0 {
+		c.HeartbeatTTL = 15 * time.Second
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 30 * time.Second
+	}
+	if c.RecordsTTL <= 0 {
+		c.RecordsTTL = 30 * 24 * time.Hour
+	}
+	// The server keeps TTLs in whole seconds.
+	c.HeartbeatTTL = max(time.Second, c.HeartbeatTTL.Round(time.Second))
+	c.LeaseTTL = max(time.Second, c.LeaseTTL.Round(time.Second))
+	return c
+}
+
+// Provision creates or updates every asset of the farm. It is idempotent:
+// each control-plane member calls it at start. In a cluster that is still
+// forming it retries until ctx ends.
+func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+	c := cfg.withDefaults()
+	kvs := []jetstream.KeyValueConfig{
+		{Bucket: BucketHosts, TTL: c.HeartbeatTTL, LimitMarkerTTL: time.Minute, History: 1, Replicas: c.Replicas},
+		{Bucket: BucketDevices, TTL: c.HeartbeatTTL, LimitMarkerTTL: time.Minute, History: 1, Replicas: c.Replicas},
+		{Bucket: BucketLeases, TTL: c.LeaseTTL, LimitMarkerTTL: time.Minute, History: 1, Replicas: c.Replicas},
+		{Bucket: BucketRuns, History: 1, Replicas: c.Replicas},
+		{Bucket: BucketConfig, History: 1, Replicas: c.Replicas},
+	}
+	streams := []jetstream.StreamConfig{
+		{Name: StreamRuns, Subjects: []string{"runs.>"}, Retention: jetstream.WorkQueuePolicy,
+			Duplicates: 2 * time.Minute, Replicas: c.Replicas},
+		{Name: StreamEvents, Subjects: []string{"events.>"}, Retention: jetstream.LimitsPolicy,
+			MaxAge: 7 * 24 * time.Hour, MaxBytes: 1 << 30, Replicas: c.Replicas},
+		{Name: StreamAudit, Subjects: []string{"audit.>"}, Retention: jetstream.LimitsPolicy,
+			MaxAge: 90 * 24 * time.Hour, MaxBytes: 1 << 30, Replicas: c.Replicas},
+	}
+	return retry(ctx, func(ctx context.Context) error {
+		for _, k := range kvs {
+			if _, err := js.CreateOrUpdateKeyValue(ctx, k); err != nil {
+				return fmt.Errorf("farm: bucket %s: %w", k.Bucket, err)
+			}
+		}
+		for _, s := range streams {
+			if _, err := js.CreateOrUpdateStream(ctx, s); err != nil {
+				return fmt.Errorf("farm: stream %s: %w", s.Name, err)
+			}
+		}
+		for _, p := range []string{"android", "ios"} {
+			if _, err := js.CreateOrUpdateConsumer(ctx, StreamRuns, PoolConsumer(p)); err != nil {
+				return fmt.Errorf("farm: consumer of the %s pool: %w", p, err)
+			}
+		}
+		_, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ObjectRecords, TTL: c.RecordsTTL, Replicas: c.Replicas})
+		if err != nil {
+			return fmt.Errorf("farm: object store %s: %w", ObjectRecords, err)
+		}
+		return nil
+	})
+}
+
+// PoolSubject is where runs for devices of a platform are queued.
+func PoolSubject(platform string) string { return "runs.pool." + platform }
+
+// PoolConsumer is the one durable pull consumer of a platform's pool; every
+// host serving that platform fetches from it. A run is acked as soon as its
+// state in BucketRuns says who leased it, so AckWait only covers the step
+// from fetch to lease.
+func PoolConsumer(platform string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{Durable: "pool-" + platform, FilterSubject: PoolSubject(platform),
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxAckPending: 10000}
+}
+
+// retry calls f until it succeeds or ctx ends; a JetStream cluster answers
+// "no leader" or times out while it elects one.
+func retry(ctx context.Context, f func(context.Context) error) error {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := f(actx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// keyEncoding keeps any device ID or serial (with ':' or '/') inside the
+// characters KV keys allow, one subject token long.
+var keyEncoding = base32.HexEncoding.WithPadding(base32.NoPadding)
+
+// Key turns a name (a device ID, a serial) into a KV key.
+func Key(name string) string { return strings.ToLower(keyEncoding.EncodeToString([]byte(name))) }
+
+// ConnectOptions say how a client reaches the farm.
+type ConnectOptions struct {
+	// URL is one or more comma-separated NATS URLs of the control plane.
+	URL string
+	// Token authenticates to a control plane started with --token; Creds
+	// is a NATS credentials file for an existing NATS deployment.
+	Token, Creds string
+	// Name is the client's name in the server's connection list.
+	Name string
+}
+
+// Connect dials the control plane; it keeps reconnecting (to any member of
+// a cluster) until closed.
+func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
+	if o.URL == "" {
+		return nil, nil, errors.New("farm: no control plane URL: give --farm nats://HOST:4222 (the address apex farm serve prints)")
+	}
+	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	if o.Token != "" {
+		opts = append(opts, nats.Token(o.Token))
+	}
+	if o.Creds != "" {
+		opts = append(opts, nats.UserCredentials(o.Creds))
+	}
+	nc, err := nats.Connect(o.URL, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("farm: connect to %s: %w (is apex farm serve running there? is --token right?)", o.URL, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return nc, js, nil
+}
+
+// Conflict reports whether err is a compare-and-swap that lost: the key
+// changed since the revision the writer read.
+func Conflict(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// Every calls f every interval until ctx ends.
+func Every(ctx context.Context, interval time.Duration, f func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
+		}
+	}
+}

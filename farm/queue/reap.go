@@ -1,0 +1,87 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/audit"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Reap finds runs whose host stopped renewing their device lease and
+// records them lost; a lost run with retries left is queued again as a new
+// run that avoids the host it was lost on. Every control-plane member may
+// reap at once: the CAS lets one of them record each loss, and the retry's
+// ID is derived from the run's, so it is queued once.
+func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser) error {
+	runs, err := q.List(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, r := range runs {
+		if r.State != Leased && r.State != Running {
+			continue
+		}
+		cur, held, err := leases.Current(ctx, r.Device)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if held && cur.Fence == r.Fence {
+			continue
+		}
+		lost, err := q.Update(ctx, r.ID, func(x *Run) error {
+			if err := From(x, Leased, Running); err != nil || x.Fence != r.Fence {
+				return errors.Join(err, ErrState)
+			}
+			x.State, x.Ended = Lost, time.Now()
+			x.Reason = fmt.Sprintf("host %s stopped renewing the lease of %s", x.Host, x.Device)
+			if x.Attempt < x.Retries {
+				x.RetriedBy = retryID(x)
+				x.Reason += "; retried as " + x.RetriedBy
+			}
+			return nil
+		})
+		if errors.Is(err, ErrState) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		audit.Log(ctx, q.js, audit.Event{Kind: audit.LeaseExpired, Actor: "reaper", Resource: lost.Device, Run: lost.ID, Fence: lost.Fence})
+		if lost.RetriedBy != "" {
+			retry := Run{ID: lost.RetriedBy, Project: lost.Project, Name: lost.Name, Script: lost.Script, Labels: lost.Labels,
+				Platform: lost.Platform, Timeout: lost.Timeout, Retries: lost.Retries, Attempt: lost.Attempt + 1, RetryOf: lost.ID,
+				Avoid: append(slices.Clone(lost.Avoid), lost.Host), Reset: lost.Reset, By: lost.By}
+			if _, err := q.Submit(ctx, retry); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// retryID is the ID of run r's next attempt: the first attempt's ID (run
+// IDs have no dash) and the attempt number.
+func retryID(r *Run) string {
+	root, _, _ := strings.Cut(r.ID, "-")
+	return root + "-" + strconv.Itoa(r.Attempt+1)
+}
+
+// Reaper calls Reap every interval until ctx ends.
+func (q *Queue) Reaper(ctx context.Context, leases *lease.Leaser, every time.Duration, log func(error)) {
+	farm.Every(ctx, every, func() {
+		if err := q.Reap(ctx, leases); err != nil && ctx.Err() == nil && log != nil {
+			log(err)
+		}
+	})
+}
