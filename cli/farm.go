@@ -40,6 +40,36 @@ func (f *farmFlags) connect(name string) (*nats.Conn, jetstream.JetStream, error
 	return farm.Connect(farm.ConnectOptions{URL: f.URL, Token: f.Token, Creds: f.Creds, Name: name})
 }
 
+// farmClient is a connection to the farm with its queue, leases and
+// registry opened.
+type farmClient struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	q      *queue.Queue
+	leases *lease.Leaser
+	reg    *registry.Registry
+}
+
+func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) {
+	nc, js, err := f.connect(name)
+	if err != nil {
+		return nil, err
+	}
+	c := &farmClient{nc: nc, js: js}
+	if c.q, err = queue.Open(ctx, js); err == nil {
+		if c.leases, err = lease.New(ctx, js); err == nil {
+			c.reg, err = registry.Open(ctx, js)
+		}
+	}
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *farmClient) Close() { c.nc.Close() }
+
 func newCmdFarm(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "farm",

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/script"
@@ -78,15 +77,12 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		runs = append(runs, queue.Run{Project: o.Project, Name: filepath.Base(f), Script: data, Labels: labels,
 			Timeout: o.Timeout, Retries: o.Retries, Reset: o.Reset, By: farmActor()})
 	}
-	nc, js, err := o.Farm.connect("apex farm run")
+	c, err := o.Farm.dial(ctx, "apex farm run")
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
-	q, err := queue.Open(ctx, js)
-	if err != nil {
-		return err
-	}
+	defer c.Close()
+	q := c.q
 	for i, r := range runs {
 		if runs[i], err = q.Submit(ctx, r); err != nil {
 			return err
@@ -193,32 +189,24 @@ func newCmdFarmDevices(env *Env) *cobra.Command {
 		Short: "List the farm's devices with their labels, health and holder",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			nc, js, err := ff.connect("apex farm devices")
+			c, err := ff.dial(cmd.Context(), "apex farm devices")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
+			defer c.Close()
 			ctx := cmd.Context()
-			reg, err := registry.Open(ctx, js)
-			if err != nil {
-				return err
-			}
-			devs, err := reg.Devices(ctx)
+			devs, err := c.reg.Devices(ctx)
 			if err != nil {
 				return err
 			}
 			if env.JSON {
 				return env.PrintJSON(devs)
 			}
-			leases, err := lease.New(ctx, js)
-			if err != nil {
-				return err
-			}
 			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "DEVICE\tSTATE\tHELD BY\tLABELS")
 			for _, d := range devs {
 				holder := "-"
-				if rec, ok, _ := leases.Current(ctx, d.ID); ok {
+				if rec, ok, _ := c.leases.Current(ctx, d.ID); ok {
 					holder = rec.Holder
 					if rec.Run != "" {
 						holder += " (" + rec.Run + ")"
@@ -249,16 +237,12 @@ func newCmdFarmLeases(env *Env) *cobra.Command {
 		Short: "List the farm's leases: what is held, by whom, since when, with which fence",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			nc, js, err := ff.connect("apex farm leases")
+			c, err := ff.dial(cmd.Context(), "apex farm leases")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			leases, err := lease.New(cmd.Context(), js)
-			if err != nil {
-				return err
-			}
-			recs, err := leases.List(cmd.Context())
+			defer c.Close()
+			recs, err := c.leases.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -285,16 +269,12 @@ func newCmdFarmRuns(env *Env) *cobra.Command {
 		Short: "List the farm's runs and their states",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			nc, js, err := ff.connect("apex farm runs")
+			c, err := ff.dial(cmd.Context(), "apex farm runs")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			q, err := queue.Open(cmd.Context(), js)
-			if err != nil {
-				return err
-			}
-			runs, err := q.List(cmd.Context())
+			defer c.Close()
+			runs, err := c.q.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -329,16 +309,12 @@ func newCmdFarmLease(env *Env) *cobra.Command {
 		Short: "End a lease whoever holds it (the holder stops at its next renewal)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			nc, js, err := ff.connect("apex farm lease break")
+			c, err := ff.dial(cmd.Context(), "apex farm lease break")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			leases, err := lease.New(cmd.Context(), js)
-			if err != nil {
-				return err
-			}
-			if err := leases.Break(cmd.Context(), args[0], farmActor()); err != nil {
+			defer c.Close()
+			if err := c.leases.Break(cmd.Context(), args[0], farmActor()); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Out, "broke the lease of %s\n", args[0])
@@ -357,18 +333,14 @@ func newCmdFarmCancel(env *Env) *cobra.Command {
 		Short: "Cancel queued or running runs",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			nc, js, err := ff.connect("apex farm cancel")
+			c, err := ff.dial(cmd.Context(), "apex farm cancel")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			q, err := queue.Open(cmd.Context(), js)
-			if err != nil {
-				return err
-			}
+			defer c.Close()
 			var errs []error
 			for _, id := range args {
-				r, err := q.Cancel(cmd.Context(), id, farmActor())
+				r, err := c.q.Cancel(cmd.Context(), id, farmActor())
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -397,16 +369,12 @@ func newCmdFarmLimit(env *Env) *cobra.Command {
 			if err != nil || n < 0 {
 				return fmt.Errorf("limit %q: give a number, 0 or more", args[1])
 			}
-			nc, js, err := ff.connect("apex farm limit")
+			c, err := ff.dial(cmd.Context(), "apex farm limit")
 			if err != nil {
 				return err
 			}
-			defer nc.Close()
-			q, err := queue.Open(cmd.Context(), js)
-			if err != nil {
-				return err
-			}
-			if err := q.SetLimit(cmd.Context(), args[0], n); err != nil {
+			defer c.Close()
+			if err := c.q.SetLimit(cmd.Context(), args[0], n); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Out, "project %s: at most %d runs at once\n", args[0], n)
