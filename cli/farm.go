@@ -56,11 +56,18 @@ func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) 
 		return nil, err
 	}
 	c := &farmClient{nc: nc, js: js}
-	if c.q, err = queue.Open(ctx, js); err == nil {
-		if c.leases, err = lease.New(ctx, js); err == nil {
-			c.reg, err = registry.Open(ctx, js)
+	// A cluster that lost a member answers again once it has elected
+	// new leaders.
+	rctx, cancel := context.WithTimeout(ctx, farmWait)
+	defer cancel()
+	err = farm.Retry(rctx, func(ctx context.Context) (err error) {
+		if c.q, err = queue.Open(ctx, js); err == nil {
+			if c.leases, err = lease.New(ctx, js); err == nil {
+				c.reg, err = registry.Open(ctx, js)
+			}
 		}
-	}
+		return err
+	})
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -69,6 +76,10 @@ func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) 
 }
 
 func (c *farmClient) Close() { c.nc.Close() }
+
+// farmWait bounds how long a command keeps trying a control plane that
+// does not answer.
+const farmWait = 30 * time.Second
 
 func newCmdFarm(env *Env) *cobra.Command {
 	cmd := &cobra.Command{

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/script"
@@ -84,7 +85,11 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 	defer c.Close()
 	q := c.q
 	for i, r := range runs {
-		if runs[i], err = q.Submit(ctx, r); err != nil {
+		r.ID = queue.NewID()
+		rctx, cancel := context.WithTimeout(ctx, farmWait)
+		err = farm.Retry(rctx, func(ctx context.Context) (err error) { runs[i], err = q.Submit(ctx, r); return err })
+		cancel()
+		if err != nil {
 			return err
 		}
 		if !env.JSON {

@@ -83,7 +83,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		{Name: StreamAudit, Subjects: []string{"audit.>"}, Retention: jetstream.LimitsPolicy,
 			MaxAge: 90 * 24 * time.Hour, MaxBytes: 1 << 30, Replicas: c.Replicas},
 	}
-	return retry(ctx, func(ctx context.Context) error {
+	return Retry(ctx, func(ctx context.Context) error {
 		for _, k := range kvs {
 			if _, err := js.CreateOrUpdateKeyValue(ctx, k); err != nil {
 				return fmt.Errorf("farm: bucket %s: %w", k.Bucket, err)
@@ -119,9 +119,9 @@ func PoolConsumer(platform string) jetstream.ConsumerConfig {
 		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxAckPending: 10000}
 }
 
-// retry calls f until it succeeds or ctx ends; a JetStream cluster answers
+// Retry calls f until it succeeds or ctx ends; a JetStream cluster answers
 // "no leader" or times out while it elects one.
-func retry(ctx context.Context, f func(context.Context) error) error {
+func Retry(ctx context.Context, f func(context.Context) error) error {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -201,5 +201,15 @@ func Every(ctx context.Context, interval time.Duration, f func()) {
 		case <-t.C:
 			f()
 		}
+	}
+}
+
+// Sleep waits d or until ctx ends.
+func Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }

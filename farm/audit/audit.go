@@ -66,24 +66,39 @@ func Read(ctx context.Context, js jetstream.JetStream) ([]Event, error) {
 	if info.State.Msgs == 0 {
 		return nil, nil
 	}
-	c, err := js.OrderedConsumer(ctx, farm.StreamAudit, jetstream.OrderedConsumerConfig{})
+	c, err := js.CreateConsumer(ctx, farm.StreamAudit, jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy,
+		MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("audit: read: %w", err)
 	}
+	defer js.DeleteConsumer(context.WithoutCancel(ctx), farm.StreamAudit, c.CachedInfo().Name)
 	var out []Event
 	for {
-		m, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
+		batch, err := c.Fetch(500, jetstream.FetchMaxWait(5*time.Second))
 		if err != nil {
 			return out, fmt.Errorf("audit: read: %w", err)
 		}
-		md, _ := m.Metadata()
-		var e Event
-		if err := json.Unmarshal(m.Data(), &e); err == nil {
-			e.Seq = md.Sequence.Stream
-			out = append(out, e)
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				continue
+			}
+			var e Event
+			if json.Unmarshal(m.Data(), &e) == nil {
+				e.Seq = md.Sequence.Stream
+				out = append(out, e)
+			}
+			if md.Sequence.Stream >= info.State.LastSeq {
+				return out, nil
+			}
 		}
-		if md.Sequence.Stream >= info.State.LastSeq {
-			return out, nil
+		if err := batch.Error(); err != nil {
+			return out, fmt.Errorf("audit: read: %w", err)
+		}
+		if n == 0 {
+			return out, fmt.Errorf("audit: read: the log ended at %d events, before sequence %d", len(out), info.State.LastSeq)
 		}
 	}
 }

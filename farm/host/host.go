@@ -52,7 +52,8 @@ type Agent struct {
 	store  *store.Store
 	slots  []*slot
 	log    *slog.Logger
-	busy   sync.Map // device ID → run ID
+	// cancels holds the cancel func of each run in progress, by run ID.
+	cancels sync.Map
 }
 
 // Run serves until ctx ends. The device registrations lapse on their own
@@ -101,6 +102,9 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if err := a.beat(ctx); err != nil {
 		return fmt.Errorf("host: register: %w", err)
+	}
+	if err := a.watchCancels(ctx); err != nil {
+		return fmt.Errorf("host: subscribe to cancels: %w", err)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { a.heartbeat(ctx) })

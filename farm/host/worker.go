@@ -19,6 +19,7 @@ import (
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -34,7 +35,7 @@ func (a *Agent) serve(ctx context.Context, s *slot) {
 		if cons == nil {
 			c, err := a.js.Consumer(ctx, farm.StreamRuns, "pool-"+s.reg.Platform)
 			if err != nil {
-				a.wait(ctx, time.Second)
+				farm.Sleep(ctx, time.Second)
 				continue
 			}
 			cons = c
@@ -43,20 +44,11 @@ func (a *Agent) serve(ctx context.Context, s *slot) {
 		if err != nil {
 			if !errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
 				a.log.Debug("fetch", "err", err)
-				a.wait(ctx, 250*time.Millisecond)
+				farm.Sleep(ctx, 250*time.Millisecond)
 			}
 			continue
 		}
 		a.take(ctx, s, msg)
-	}
-}
-
-func (a *Agent) wait(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 
@@ -67,7 +59,11 @@ func (a *Agent) wait(ctx context.Context, d time.Duration) {
 func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 	id := string(msg.Data())
 	r, err := a.q.Get(ctx, id)
-	if err != nil || r.State != queue.Queued {
+	if err != nil {
+		msg.NakWithDelay(retryDelay) // the control plane may be electing a leader
+		return
+	}
+	if r.State != queue.Queued {
 		msg.Ack() // canceled while queued, or already claimed
 		return
 	}
@@ -149,13 +145,8 @@ func (a *Agent) execute(ctx context.Context, s *slot, r queue.Run, dev, slotLeas
 		case <-runCtx.Done():
 		}
 	}()
-	go a.q.Watch(runCtx, r.ID, func(cur queue.Run) bool {
-		if cur.CancelRequested {
-			cancel(errCanceled)
-			return false
-		}
-		return true
-	})
+	a.cancels.Store(r.ID, cancel)
+	defer a.cancels.Delete(r.ID)
 	a.event(ctx, r.ID, queue.Event{Kind: "state", State: queue.Leased, Host: a.o.ID, Device: s.reg.ID})
 	r, err := a.q.Update(ctx, r.ID, func(r *queue.Run) error {
 		if err := queue.From(r, queue.Leased); err != nil {
@@ -167,6 +158,9 @@ func (a *Agent) execute(ctx context.Context, s *slot, r queue.Run, dev, slotLeas
 	if err != nil {
 		a.log.Warn("start run", "run", r.ID, "err", err)
 		return
+	}
+	if r.CancelRequested { // asked before the cancel subscription could see it
+		cancel(errCanceled)
 	}
 	a.event(ctx, r.ID, queue.Event{Kind: "state", State: queue.Running, Host: a.o.ID, Device: s.reg.ID})
 	state, reason, steps, passed, recordDir := a.runScript(runCtx, s, r)
@@ -276,4 +270,18 @@ func (a *Agent) event(ctx context.Context, runID string, e queue.Event) {
 	if err := a.q.Publish(ctx, runID, e); err != nil {
 		a.log.Debug("publish event", "run", runID, "err", err)
 	}
+}
+
+// watchCancels stops the runs Cancel names while this host runs them.
+func (a *Agent) watchCancels(ctx context.Context) error {
+	sub, err := a.js.Conn().Subscribe(queue.CancelSubject, func(m *nats.Msg) {
+		if c, ok := a.cancels.Load(string(m.Data)); ok {
+			c.(context.CancelCauseFunc)(errCanceled)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	context.AfterFunc(ctx, func() { sub.Unsubscribe() })
+	return nil
 }

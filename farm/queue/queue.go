@@ -106,8 +106,8 @@ func NewID() string {
 	return "r" + strconv.FormatInt(time.Now().UnixMilli(), 36) + hex.EncodeToString(b[:])
 }
 
-// Submit queues r: its record first, then its message, deduplicated by ID
-// (so a client that retries a submit queues the run once).
+// Submit queues r: its record first, then its message, deduplicated by ID,
+// so a client may call it again with the same ID after an error.
 func (q *Queue) Submit(ctx context.Context, r Run) (Run, error) {
 	if r.ID == "" {
 		r.ID = NewID()
@@ -126,7 +126,9 @@ func (q *Queue) Submit(ctx context.Context, r Run) (Run, error) {
 	}
 	r.State, r.Queued = Queued, time.Now()
 	data, _ := json.Marshal(r)
-	if _, err := q.runs.Create(ctx, r.ID, data); err != nil {
+	// A submit that is tried again finds its record and queues it once:
+	// the stream drops the second message by its ID.
+	if _, err := q.runs.Create(ctx, r.ID, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return r, fmt.Errorf("queue: record run %s: %w", r.ID, err)
 	}
 	if _, err := q.js.Publish(ctx, farm.PoolSubject(r.Platform), []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
@@ -233,6 +235,9 @@ func (q *Queue) Cancel(ctx context.Context, id, actor string) (Run, error) {
 	})
 	if err == nil {
 		audit.Log(ctx, q.js, audit.Event{Kind: audit.RunCanceled, Actor: actor, Run: id})
+		if r.State != Canceled {
+			q.js.Conn().Publish(CancelSubject, []byte(id))
+		}
 	}
 	return r, err
 }
@@ -263,6 +268,39 @@ func (q *Queue) Watch(ctx context.Context, id string, fn func(Run) bool) error {
 		}
 	}
 }
+
+// WatchAll calls fn with every run's record, first as they are and then
+// as they change, until ctx ends or fn returns false. One watch serves any
+// number of runs, which matters on a cluster, where each watch is a
+// consumer the members must agree on.
+func (q *Queue) WatchAll(ctx context.Context, fn func(Run) bool) error {
+	w, err := q.runs.WatchAll(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-w.Updates():
+			if !ok {
+				return nil
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var r Run
+			if json.Unmarshal(e.Value(), &r) == nil && !fn(r) {
+				return nil
+			}
+		}
+	}
+}
+
+// CancelSubject is where Cancel tells hosts to stop a run (core NATS: the
+// run record keeps the request for a host that missed it).
+const CancelSubject = "farm.cancel"
 
 // SetLimit caps how many runs of project may be leased or running at once
 // (0 removes the cap).

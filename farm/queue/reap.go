@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/lease"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Reap finds runs whose host stopped renewing their device lease and
@@ -20,11 +20,7 @@ import (
 // run that avoids the host it was lost on. Every control-plane member may
 // reap at once: the CAS lets one of them record each loss, and the retry's
 // ID is derived from the run's, so it is queued once.
-func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser) error {
-	runs, err := q.List(ctx)
-	if err != nil {
-		return err
-	}
+func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser, runs []Run) error {
 	var errs []error
 	for _, r := range runs {
 		if r.State != Leased && r.State != Running {
@@ -62,7 +58,7 @@ func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser) error {
 			retry := Run{ID: lost.RetriedBy, Project: lost.Project, Name: lost.Name, Script: lost.Script, Labels: lost.Labels,
 				Platform: lost.Platform, Timeout: lost.Timeout, Retries: lost.Retries, Attempt: lost.Attempt + 1, RetryOf: lost.ID,
 				Avoid: append(slices.Clone(lost.Avoid), lost.Host), Reset: lost.Reset, By: lost.By}
-			if _, err := q.Submit(ctx, retry); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
+			if _, err := q.Submit(ctx, retry); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -77,10 +73,38 @@ func retryID(r *Run) string {
 	return root + "-" + strconv.Itoa(r.Attempt+1)
 }
 
-// Reaper calls Reap every interval until ctx ends.
+// Reaper reaps every interval until ctx ends. It keeps the runs that are
+// leased or running from one watch of the runs bucket, so each pass reads
+// only their leases.
 func (q *Queue) Reaper(ctx context.Context, leases *lease.Leaser, every time.Duration, log func(error)) {
+	var mu sync.Mutex
+	active := map[string]Run{}
+	go func() {
+		for ctx.Err() == nil {
+			err := q.WatchAll(ctx, func(r Run) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				if r.State == Leased || r.State == Running {
+					active[r.ID] = r
+				} else {
+					delete(active, r.ID)
+				}
+				return true
+			})
+			if err != nil && ctx.Err() == nil && log != nil {
+				log(err)
+			}
+			farm.Sleep(ctx, every)
+		}
+	}()
 	farm.Every(ctx, every, func() {
-		if err := q.Reap(ctx, leases); err != nil && ctx.Err() == nil && log != nil {
+		mu.Lock()
+		runs := make([]Run, 0, len(active))
+		for _, r := range active {
+			runs = append(runs, r)
+		}
+		mu.Unlock()
+		if err := q.Reap(ctx, leases, runs); err != nil && ctx.Err() == nil && log != nil {
 			log(err)
 		}
 	})
