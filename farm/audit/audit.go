@@ -18,6 +18,7 @@ const (
 	LeaseReleased = "lease.released"
 	LeaseExpired  = "lease.expired" // the holder stopped renewing (found by the reaper)
 	LeaseBroken   = "lease.broken"  // an admin broke it
+	LeaseLost     = "lease.lost"    // its holder could not renew and stopped
 	RunQueued     = "run.queued"
 	RunState      = "run.state"
 	RunCanceled   = "run.canceled"
@@ -38,7 +39,8 @@ type Event struct {
 }
 
 // Log appends e and waits for the stream to store it, so events of one
-// writer are in the order it did things.
+// writer are in the order it did things. Events are unique by kind,
+// resource, run, state and fence within the stream's duplicate window.
 func Log(ctx context.Context, js jetstream.JetStream, e Event) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
@@ -47,7 +49,16 @@ func Log(ctx context.Context, js jetstream.JetStream, e Event) error {
 	if err != nil {
 		return err
 	}
-	if _, err := js.Publish(ctx, "audit."+e.Kind, data); err != nil {
+	// Tried until stored (a cluster may be electing a leader); the ID
+	// keeps a retried event from being stored twice.
+	id := fmt.Sprintf("%s/%s/%s/%s/%d", e.Kind, e.Resource, e.Run, e.State, e.Fence)
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err = farm.Retry(rctx, func(ctx context.Context) error {
+		_, err := js.Publish(ctx, "audit."+e.Kind, data, jetstream.WithMsgID(id))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("audit: log %s: %w", e.Kind, err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
@@ -105,6 +106,15 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if err := a.watchCancels(ctx); err != nil {
 		return fmt.Errorf("host: subscribe to cancels: %w", err)
+	}
+	// Faces elsewhere (apex run --farm, …) drive a device they lease
+	// through calls to this host, each checked against the lease's fence.
+	openers := map[string]remote.Opener{}
+	for _, s := range a.slots {
+		openers[s.reg.ID] = func(ctx context.Context) (device.Driver, func(), error) { return s.open(ctx, nil) }
+	}
+	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
+		return fmt.Errorf("host: %w", err)
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { a.heartbeat(ctx) })

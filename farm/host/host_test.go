@@ -2,17 +2,21 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/script"
 )
 
@@ -117,5 +121,63 @@ func TestAuditShowsEachLeaseOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{audit.LeaseAcquired, audit.LeaseReleased}, kinds); diff != "" {
 		t.Errorf("lease events of h1/sim-1 (-want +got):\n%s", diff)
+	}
+}
+
+// TestRemoteDriverFenced: a face elsewhere drives a farm device through
+// its host with its lease's fence; once the lease is broken and taken by
+// someone else, the host refuses the old fence and obeys the new one.
+func TestRemoteDriverFenced(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	nc, js := p.Conn()
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Load: load}) }()
+	defer func() { stop(); <-done }()
+	ls, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "h1/sim-1"
+	first, err := ls.Acquire(ctx, id, "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := remote.NewDriver(nc, id, first.Fence())
+	// The host registers its devices before it answers: wait for it.
+	var info device.Info
+	for {
+		info, err = old.Info(ctx)
+		if !errors.Is(err, device.ErrOffline) || ctx.Err() != nil {
+			break
+		}
+		farm.Sleep(ctx, 50*time.Millisecond)
+	}
+	if err != nil || info.Width == 0 {
+		t.Fatalf("Info through the host: %+v, %v", info, err)
+	}
+	if err := old.LaunchApp(ctx, "com.apex.settings"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ls.Break(ctx, id, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	second, err := ls.Acquire(ctx, id, "bob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Release(ctx)
+	if err := old.Tap(ctx, device.Point{X: 10, Y: 10}); !errors.Is(err, lease.ErrStaleFence) {
+		t.Errorf("a tap with the broken lease's fence: %v, want ErrStaleFence", err)
+	}
+	cur := remote.NewDriver(nc, id, second.Fence())
+	if app, err := cur.ForegroundApp(ctx); err != nil || app == "" {
+		t.Errorf("the new holder's call: %q, %v", app, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -129,17 +130,44 @@ func (l *Leaser) List(ctx context.Context) ([]Record, error) {
 	return out, nil
 }
 
-// Current returns the lease held on resource, or ok false.
+// Current returns the lease held on resource, or ok false. It asks the
+// bucket's leader, not any replica: a replica that lags would miss a lease
+// just taken, and a host would refuse its holder, or the reaper call its
+// run lost.
 func (l *Leaser) Current(ctx context.Context, resource string) (Record, bool, error) {
-	e, err := l.kv.Get(ctx, farm.Key(resource))
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
+	req, _ := json.Marshal(map[string]string{"last_by_subj": "$KV." + farm.BucketLeases + "." + farm.Key(resource)})
+	m, err := l.js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+farm.BucketLeases, req)
+	if err != nil {
+		return Record{}, false, fmt.Errorf("lease: read %s: %w", resource, err)
+	}
+	var resp struct {
+		Message *struct {
+			Data []byte `json:"data"`
+			Hdrs []byte `json:"hdrs"`
+		} `json:"message"`
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return Record{}, false, fmt.Errorf("lease: read %s: %w", resource, err)
+	}
+	if resp.Error != nil {
+		if resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound {
+			return Record{}, false, nil
+		}
+		return Record{}, false, fmt.Errorf("lease: read %s: %w", resource, resp.Error)
+	}
+	if resp.Message == nil {
 		return Record{}, false, nil
 	}
-	if err != nil {
-		return Record{}, false, err
+	if len(resp.Message.Hdrs) > 0 {
+		// A delete, purge or expiry marker: nobody holds it.
+		if h, err := nats.DecodeHeadersMsg(resp.Message.Hdrs); err == nil &&
+			(h.Get("KV-Operation") != "" || h.Get("Nats-Marker-Reason") != "") {
+			return Record{}, false, nil
+		}
 	}
 	var r Record
-	if err := json.Unmarshal(e.Value(), &r); err != nil {
+	if err := json.Unmarshal(resp.Message.Data, &r); err != nil {
 		return Record{}, false, err
 	}
 	return r, true, nil
@@ -148,14 +176,21 @@ func (l *Leaser) Current(ctx context.Context, resource string) (Record, bool, er
 // Check fails with ErrStaleFence unless fence is the current lease's on
 // resource: a host calls it before each command it is sent.
 func (l *Leaser) Check(ctx context.Context, resource string, fence uint64) error {
-	r, ok, err := l.Current(ctx, resource)
-	if err != nil {
-		return err
+	// A replica that lags may not have the lease yet: look again before
+	// refusing.
+	for try := 0; ; try++ {
+		r, ok, err := l.Current(ctx, resource)
+		if err != nil {
+			return err
+		}
+		if ok && r.Fence == fence {
+			return nil
+		}
+		if try == 2 || (ok && r.Fence > fence) {
+			return fmt.Errorf("%w: %s is not leased with fence %d: lease it again", ErrStaleFence, resource, fence)
+		}
+		farm.Sleep(ctx, 100*time.Millisecond)
 	}
-	if !ok || r.Fence != fence {
-		return fmt.Errorf("%w: %s is not leased with fence %d: lease it again", ErrStaleFence, resource, fence)
-	}
-	return nil
 }
 
 // Break ends whoever's lease on resource (an admin action); the holder
@@ -235,19 +270,28 @@ func (s *Lease) keep() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-		err := s.renew(ctx)
-		cancel()
-		if err == nil {
-			continue
-		}
+		// Keep trying until the lease is two thirds through its TTL; past
+		// that, stop before it can expire under a holder still driving.
 		s.mu.Lock()
-		overdue := time.Since(s.renewed) > 2*ttl/3
+		deadline := s.renewed.Add(2 * ttl / 3)
 		s.mu.Unlock()
-		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) || overdue ||
-			farm.Conflict(err) {
-			s.end(fmt.Errorf("%w: %s: %v", ErrLost, s.rec.Resource, err))
-			return
+		for {
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
+			err := s.renew(ctx)
+			cancel()
+			if err == nil {
+				break
+			}
+			if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) ||
+				farm.Conflict(err) || !time.Now().Before(deadline) {
+				s.end(fmt.Errorf("%w: %s: %v", ErrLost, s.rec.Resource, err))
+				return
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
 		}
 	}
 }
@@ -271,11 +315,14 @@ func (s *Lease) Release(ctx context.Context) {
 	default:
 		close(s.stop)
 	}
-	lost := s.Err() != nil
-	s.end(nil)
-	if lost {
+	if err := s.Err(); err != nil {
+		// The holder has stopped driving the resource by now: say so, so
+		// the log shows the next holder after it.
+		audit.Log(ctx, s.l.js, audit.Event{Kind: audit.LeaseLost, Actor: s.rec.Holder, Resource: s.rec.Resource, Run: s.rec.Run,
+			Fence: s.rec.Fence, Detail: err.Error()})
 		return
 	}
+	s.end(nil)
 	s.mu.Lock()
 	rev := s.rev
 	s.mu.Unlock()

@@ -20,8 +20,13 @@ import (
 // run that avoids the host it was lost on. Every control-plane member may
 // reap at once: the CAS lets one of them record each loss, and the retry's
 // ID is derived from the run's, so it is queued once.
-func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser, runs []Run) error {
+//
+// A run counts as lost only when its lease is missing on two passes in a
+// row (missing holds the runs found so on the previous pass): a replica
+// that lags may not show a lease just created.
+func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser, runs []Run, missing map[string]bool) error {
 	var errs []error
+	seen := map[string]bool{}
 	for _, r := range runs {
 		if r.State != Leased && r.State != Running {
 			continue
@@ -32,6 +37,10 @@ func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser, runs []Run) erro
 			continue
 		}
 		if held && cur.Fence == r.Fence {
+			continue
+		}
+		seen[r.ID] = true
+		if !missing[r.ID] {
 			continue
 		}
 		lost, err := q.Update(ctx, r.ID, func(x *Run) error {
@@ -62,6 +71,10 @@ func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser, runs []Run) erro
 				errs = append(errs, err)
 			}
 		}
+	}
+	clear(missing)
+	for id := range seen {
+		missing[id] = true
 	}
 	return errors.Join(errs...)
 }
@@ -97,6 +110,7 @@ func (q *Queue) Reaper(ctx context.Context, leases *lease.Leaser, every time.Dur
 			farm.Sleep(ctx, every)
 		}
 	}()
+	missing := map[string]bool{}
 	farm.Every(ctx, every, func() {
 		mu.Lock()
 		runs := make([]Run, 0, len(active))
@@ -104,7 +118,7 @@ func (q *Queue) Reaper(ctx context.Context, leases *lease.Leaser, every time.Dur
 			runs = append(runs, r)
 		}
 		mu.Unlock()
-		if err := q.Reap(ctx, leases, runs); err != nil && ctx.Err() == nil && log != nil {
+		if err := q.Reap(ctx, leases, runs, missing); err != nil && ctx.Err() == nil && log != nil {
 			log(err)
 		}
 	})
