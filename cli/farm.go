@@ -3,10 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
@@ -106,6 +109,7 @@ type farmServeOptions struct {
 	Data, Listen, Token, Name string
 	Cluster                   string
 	Routes                    []string
+	HTTP                      string    // --http: the console's address
 	NATS                      farmFlags // --nats: use an existing NATS deployment
 	Replicas                  int
 	LeaseTTL, HeartbeatTTL    time.Duration
@@ -138,6 +142,7 @@ Listening off loopback needs --token; hosts and clients pass the same.`,
 	f.StringVar(&o.Name, "name", "", "this member's name, unique in a cluster (default from --listen)")
 	f.StringVar(&o.Cluster, "cluster", "", "this member's cluster route address HOST:PORT (makes it a cluster member)")
 	f.StringSliceVar(&o.Routes, "routes", nil, "the other members' route addresses HOST:PORT, comma-separated")
+	f.StringVar(&o.HTTP, "http", "", "serve the web console on this address, e.g. 127.0.0.1:7420 (off loopback it needs --token)")
 	f.StringVar(&o.NATS.URL, "nats", "", "use this existing NATS (JetStream enabled) instead of embedding one")
 	f.StringVar(&o.NATS.Creds, "creds", "", "credentials file for --nats")
 	f.IntVar(&o.Replicas, "replicas", 0, "replicas of every stream and bucket (default 1, or 3 with --cluster)")
@@ -179,6 +184,13 @@ func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
 		return err
 	}
 	fmt.Fprintf(env.Out, "apex farm: serving on %s (lease TTL %v)\n", url, leases.TTL())
+	if o.HTTP != "" {
+		addr, err := serveConsole(ctx, js, o.HTTP, o.Token, env)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Out, "apex farm: console on http://%s/\n", addr)
+	}
 	fmt.Fprintf(env.Err, "apex farm: hosts join with: apex farm host --join %s --sim N; press Ctrl-C to stop\n", url)
 	q.Reaper(ctx, leases, max(leases.TTL()/3, 250*time.Millisecond), func(err error) { env.Log.Warn("reap", "err", err) })
 	return nil
@@ -243,4 +255,28 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	}
 	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
 	return host.Run(ctx, js, ho)
+}
+
+// serveConsole serves the web console on addr until ctx ends; it returns
+// the address it listens on.
+func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token string, env *Env) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--http %q: %w: give HOST:PORT", addr, err)
+	}
+	if !plane.Loopback(host) && token == "" {
+		return "", fmt.Errorf("--http %s: a console off loopback needs --token", addr)
+	}
+	c, err := console.New(ctx, js, console.Options{Token: token, Log: env.Log})
+	if err != nil {
+		return "", err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("--http: %w", err)
+	}
+	srv := &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	context.AfterFunc(ctx, func() { srv.Close() })
+	return ln.Addr().String(), nil
 }

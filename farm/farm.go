@@ -6,6 +6,7 @@ package farm
 import (
 	"context"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -212,4 +213,45 @@ func Sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// LeaderGet reads key of a KV bucket from the bucket's leader. KV Get may
+// be answered by any replica, and one that lags returns what a writer has
+// already replaced: a compare-and-swap would then fail on a state the
+// writer just set, and a lease just taken would look free. ok is false when
+// the key is absent, deleted or expired.
+func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) (data []byte, rev uint64, ok bool, err error) {
+	req, _ := json.Marshal(map[string]string{"last_by_subj": "$KV." + bucket + "." + key})
+	m, err := js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+bucket, req)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("farm: read %s from %s: %w", key, bucket, err)
+	}
+	var resp struct {
+		Message *struct {
+			Seq  uint64 `json:"seq"`
+			Data []byte `json:"data"`
+			Hdrs []byte `json:"hdrs"`
+		} `json:"message"`
+		Error *jetstream.APIError `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &resp); err != nil {
+		return nil, 0, false, fmt.Errorf("farm: read %s from %s: %w", key, bucket, err)
+	}
+	if resp.Error != nil {
+		if resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound {
+			return nil, 0, false, nil
+		}
+		return nil, 0, false, fmt.Errorf("farm: read %s from %s: %w", key, bucket, resp.Error)
+	}
+	if resp.Message == nil {
+		return nil, 0, false, nil
+	}
+	if len(resp.Message.Hdrs) > 0 {
+		// A delete, purge or expiry marker.
+		if h, err := nats.DecodeHeadersMsg(resp.Message.Hdrs); err == nil &&
+			(h.Get("KV-Operation") != "" || h.Get("Nats-Marker-Reason") != "") {
+			return nil, 0, false, nil
+		}
+	}
+	return resp.Message.Data, resp.Message.Seq, true, nil
 }

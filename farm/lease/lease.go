@@ -15,7 +15,6 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -135,39 +134,12 @@ func (l *Leaser) List(ctx context.Context) ([]Record, error) {
 // just taken, and a host would refuse its holder, or the reaper call its
 // run lost.
 func (l *Leaser) Current(ctx context.Context, resource string) (Record, bool, error) {
-	req, _ := json.Marshal(map[string]string{"last_by_subj": "$KV." + farm.BucketLeases + "." + farm.Key(resource)})
-	m, err := l.js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+farm.BucketLeases, req)
-	if err != nil {
-		return Record{}, false, fmt.Errorf("lease: read %s: %w", resource, err)
-	}
-	var resp struct {
-		Message *struct {
-			Data []byte `json:"data"`
-			Hdrs []byte `json:"hdrs"`
-		} `json:"message"`
-		Error *jetstream.APIError `json:"error"`
-	}
-	if err := json.Unmarshal(m.Data, &resp); err != nil {
-		return Record{}, false, fmt.Errorf("lease: read %s: %w", resource, err)
-	}
-	if resp.Error != nil {
-		if resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound {
-			return Record{}, false, nil
-		}
-		return Record{}, false, fmt.Errorf("lease: read %s: %w", resource, resp.Error)
-	}
-	if resp.Message == nil {
-		return Record{}, false, nil
-	}
-	if len(resp.Message.Hdrs) > 0 {
-		// A delete, purge or expiry marker: nobody holds it.
-		if h, err := nats.DecodeHeadersMsg(resp.Message.Hdrs); err == nil &&
-			(h.Get("KV-Operation") != "" || h.Get("Nats-Marker-Reason") != "") {
-			return Record{}, false, nil
-		}
+	data, _, ok, err := farm.LeaderGet(ctx, l.js, farm.BucketLeases, farm.Key(resource))
+	if err != nil || !ok {
+		return Record{}, false, err
 	}
 	var r Record
-	if err := json.Unmarshal(resp.Message.Data, &r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil {
 		return Record{}, false, err
 	}
 	return r, true, nil

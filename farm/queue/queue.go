@@ -145,18 +145,18 @@ func (q *Queue) Get(ctx context.Context, id string) (Run, error) {
 }
 
 func (q *Queue) get(ctx context.Context, id string) (Run, uint64, error) {
-	e, err := q.runs.Get(ctx, id)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return Run{}, 0, fmt.Errorf("queue: no run %s (see apex farm runs)", id)
-	}
+	data, rev, ok, err := farm.LeaderGet(ctx, q.js, farm.BucketRuns, id)
 	if err != nil {
 		return Run{}, 0, err
 	}
+	if !ok {
+		return Run{}, 0, fmt.Errorf("queue: no run %s (see apex farm runs)", id)
+	}
 	var r Run
-	if err := json.Unmarshal(e.Value(), &r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil {
 		return Run{}, 0, fmt.Errorf("queue: run %s: %w", id, err)
 	}
-	return r, e.Revision(), nil
+	return r, rev, nil
 }
 
 // Update changes run id by compare-and-swap: change sees the current
