@@ -254,20 +254,11 @@ func waitFinal(ctx context.Context, t *testing.T, q *queue.Queue, runs []queue.R
 		}
 		return true
 	}
-	// A watch ends when the member it reads from dies; watch again.
-	var err error
-	for ended := false; !ended; {
-		err = q.WatchAll(ctx, func(r queue.Run) bool {
-			latest[r.ID] = r
-			ended = resolve()
-			return !ended
-		})
-		if ended || ctx.Err() != nil {
-			break
-		}
-		farm.Sleep(ctx, 100*time.Millisecond)
-	}
-	if err != nil && ctx.Err() != nil {
+	err := q.WatchAll(ctx, func(r queue.Run) bool {
+		latest[r.ID] = r
+		return !resolve()
+	})
+	if err != nil {
 		var open []string
 		for _, r := range runs {
 			if _, ok := out[r.ID]; !ok {

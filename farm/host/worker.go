@@ -43,7 +43,10 @@ func (a *Agent) serve(ctx context.Context, s *slot) {
 		msg, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second))
 		if err != nil {
 			if !errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
+				// The consumer's leader may have died with its member:
+				// look the consumer up again.
 				a.log.Debug("fetch", "err", err)
+				cons = nil
 				farm.Sleep(ctx, 250*time.Millisecond)
 			}
 			continue

@@ -5,6 +5,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -181,11 +182,16 @@ func (q *Queue) Update(ctx context.Context, id string, change func(*Run) error) 
 			}
 			return r, nil
 		}
-		if !farm.Conflict(err) {
-			return r, fmt.Errorf("queue: update run %s: %w", id, err)
-		}
 		if ctx.Err() != nil {
 			return r, ctx.Err()
+		}
+		if !farm.Conflict(err) {
+			// A write that timed out may still have been stored: look.
+			data2, _, ok, gerr := farm.LeaderGet(ctx, q.js, farm.BucketRuns, id)
+			if gerr == nil && ok && bytes.Equal(data2, data) {
+				return r, nil
+			}
+			farm.Sleep(ctx, 100*time.Millisecond)
 		}
 	}
 }
@@ -272,27 +278,47 @@ func (q *Queue) Watch(ctx context.Context, id string, fn func(Run) bool) error {
 // WatchAll calls fn with every run's record, first as they are and then
 // as they change, until ctx ends or fn returns false. One watch serves any
 // number of runs, which matters on a cluster, where each watch is a
-// consumer the members must agree on.
+// consumer the members must agree on. A watch can go quiet for good when
+// the member serving it dies, so after watchIdle without news it starts
+// over, and fn sees every record again.
 func (q *Queue) WatchAll(ctx context.Context, fn func(Run) bool) error {
+	for {
+		done, err := q.watchOnce(ctx, fn)
+		if done || ctx.Err() != nil {
+			return err
+		}
+		farm.Sleep(ctx, 100*time.Millisecond)
+	}
+}
+
+// watchIdle is how long a watch may be silent before it is started over.
+const watchIdle = 5 * time.Second
+
+func (q *Queue) watchOnce(ctx context.Context, fn func(Run) bool) (done bool, err error) {
 	w, err := q.runs.WatchAll(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer w.Stop()
+	idle := time.NewTimer(watchIdle)
+	defer idle.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return true, ctx.Err()
+		case <-idle.C:
+			return false, nil
 		case e, ok := <-w.Updates():
 			if !ok {
-				return nil
+				return false, nil
 			}
+			idle.Reset(watchIdle)
 			if e == nil || e.Operation() != jetstream.KeyValuePut {
 				continue
 			}
 			var r Run
 			if json.Unmarshal(e.Value(), &r) == nil && !fn(r) {
-				return nil
+				return true, nil
 			}
 		}
 	}
