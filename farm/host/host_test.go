@@ -41,8 +41,7 @@ func load(data []byte, name string) (*script.Script, error) { return script.Load
 func TestRunsPassOnCleanPhones(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0",
-		Farm: farm.Config{LeaseTTL: 2 * time.Second, HeartbeatTTL: 3 * time.Second}})
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
