@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
@@ -100,7 +101,8 @@ hosts with a free matching device pull them. See docs/farm.md.`,
   apex farm devices --farm nats://127.0.0.1:4222`,
 	}
 	cmd.AddCommand(newCmdFarmServe(env), newCmdFarmHost(env), newCmdFarmRun(env), newCmdFarmDevices(env),
-		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env))
+		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env),
+		newCmdFarmToken(env))
 	return cmd
 }
 
@@ -279,4 +281,27 @@ func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token strin
 	go srv.Serve(ln)
 	context.AfterFunc(ctx, func() { srv.Close() })
 	return ln.Addr().String(), nil
+}
+
+func newCmdFarmToken(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "token",
+		Short: "Make a new farm token and its hash (give the hash to apex farm serve --token)",
+		Long: `Print a new random token and its bcrypt hash. Start the control plane with the
+hash (apex farm serve --token '$2a$…'), so the machine it runs on keeps no
+usable secret, and give the token to hosts and clients ($APEX_FARM_TOKEN).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t := rand.Text()
+			h, err := farm.HashToken(t)
+			if err != nil {
+				return err
+			}
+			if env.JSON {
+				return env.PrintJSON(map[string]string{"token": t, "hash": h})
+			}
+			fmt.Fprintf(env.Out, "token\t%s\nhash\t%s\n", t, h)
+			return nil
+		},
+	}
 }

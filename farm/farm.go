@@ -5,6 +5,7 @@ package farm
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // The farm's buckets and streams.
@@ -166,7 +168,7 @@ func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
 	}
 	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
 	if o.Token != "" {
-		opts = append(opts, nats.Token(o.Token))
+		opts = append(opts, nats.UserInfo(User, o.Token))
 	}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))
@@ -254,4 +256,29 @@ func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) 
 		}
 	}
 	return resp.Message.Data, resp.Message.Seq, true, nil
+}
+
+// User is the name hosts and clients log in to the control plane with,
+// their token as the password.
+const User = "apex"
+
+// HashToken returns the bcrypt hash of a token, which `apex farm serve
+// --token` accepts in its place.
+func HashToken(token string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(token), 11)
+	return string(h), err
+}
+
+// IsHash reports whether a --token is a bcrypt hash.
+func IsHash(token string) bool {
+	return strings.HasPrefix(token, "$2a$") || strings.HasPrefix(token, "$2b$")
+}
+
+// TokenMatches checks a token presented by a client against the farm's
+// --token (the token itself, or its hash), in constant time.
+func TokenMatches(presented, farmToken string) bool {
+	if IsHash(farmToken) {
+		return bcrypt.CompareHashAndPassword([]byte(farmToken), []byte(presented)) == nil
+	}
+	return subtle.ConstantTimeCompare([]byte(presented), []byte(farmToken)) == 1
 }

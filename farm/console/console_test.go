@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/plane"
@@ -47,7 +48,11 @@ func TestConsoleOpensADevice(t *testing.T) {
 	defer func() { stop(); <-done }()
 	cctx, ccancel := context.WithCancel(ctx)
 	defer ccancel()
-	c, err := console.New(cctx, js, console.Options{Token: token})
+	hash, err := farm.HashToken(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := console.New(cctx, js, console.Options{Token: hash}) // the console keeps only the hash
 	if err != nil {
 		t.Fatal(err)
 	}

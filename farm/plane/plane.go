@@ -5,6 +5,7 @@ package plane
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,7 +32,9 @@ type Options struct {
 	// Listen is the client address (default 127.0.0.1:4222; port 0 picks
 	// one). Off loopback it needs Token.
 	Listen string
-	// Token, when set, is required of every client (hosts and CLI).
+	// Token, when set, is required of every client (hosts and CLI). It
+	// may be given as its bcrypt hash (farm.HashToken), so the machine
+	// running the plane keeps no usable secret.
 	Token string
 	// Cluster is this member's route address (host:port) and Routes the
 	// other members' (host:port); with Cluster set, the farm's assets are
@@ -77,8 +80,15 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	sopts := &server.Options{ServerName: o.Name, Host: host, Port: port, JetStream: true, StoreDir: o.DataDir,
-		NoSigs: true, Authorization: o.Token}
+	sopts := &server.Options{ServerName: o.Name, Host: host, Port: port, JetStream: true, StoreDir: o.DataDir, NoSigs: true}
+	// Clients log in as farm.User with the token; the plane's own
+	// in-process connection has a random password of its own, since the
+	// token may be known here only by its hash.
+	var internal string
+	if o.Token != "" {
+		internal = rand.Text()
+		sopts.Users = []*server.User{{Username: farm.User, Password: o.Token}, {Username: "apex-plane", Password: internal}}
+	}
 	if o.Cluster != "" {
 		ch, cp, err := net.SplitHostPort(o.Cluster)
 		if err != nil {
@@ -122,8 +132,8 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 	}
 	p := &Plane{ns: ns}
 	copts := []nats.Option{nats.InProcessServer(ns), nats.Name(o.Name + "-plane"), nats.MaxReconnects(-1)}
-	if o.Token != "" {
-		copts = append(copts, nats.Token(o.Token))
+	if internal != "" {
+		copts = append(copts, nats.UserInfo("apex-plane", internal))
 	}
 	if p.nc, err = nats.Connect(ns.ClientURL(), copts...); err != nil {
 		ns.Shutdown()
