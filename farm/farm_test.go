@@ -19,6 +19,7 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -44,10 +45,11 @@ func TestMain(m *testing.M) {
 }
 
 // The test farm's timings: short, as a user may set them too, but long
-// enough that a host starved of CPU by 20 phones starting at once (on two
-// cores) still renews its leases in time.
+// enough that hosts starved of CPU (20 phones starting at once on two
+// cores, with other test packages running beside) still renew their
+// leases in time.
 const (
-	leaseTTL     = 6 * time.Second
+	leaseTTL     = 10 * time.Second
 	heartbeatTTL = 3 * time.Second
 )
 
@@ -322,6 +324,18 @@ func TestFarmCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := writeScript(t, "wifi.yaml", wifiOff)
+	// Queue once both hosts have registered their phones, so the runs can
+	// spread over both.
+	reg, err := registry.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 20; farm.Sleep(ctx, 100*time.Millisecond) {
+		devs, _ := reg.Devices(ctx)
+		if n = len(devs); ctx.Err() != nil {
+			t.Fatalf("%d of 20 phones registered", n)
+		}
+	}
 
 	t.Run("200 runs over 20 phones", func(t *testing.T) {
 		runs := queueRuns(t, url, file, 200, "--labels", "pool=proof")
