@@ -166,7 +166,10 @@ func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
 	if o.URL == "" {
 		return nil, nil, errors.New("farm: no control plane URL: give --farm nats://HOST:4222 (the address apex farm serve prints)")
 	}
-	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
+	// A plane keeping its token's hash spends a bcrypt check on each
+	// login: allow for it on a busy machine.
+	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		nats.Timeout(10 * time.Second)}
 	if o.Token != "" {
 		opts = append(opts, nats.UserInfo(User, o.Token))
 	}

@@ -88,6 +88,7 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 	if o.Token != "" {
 		internal = rand.Text()
 		sopts.Users = []*server.User{{Username: farm.User, Password: o.Token}, {Username: "apex-plane", Password: internal}}
+		sopts.AuthTimeout = 10 // seconds: a bcrypt check on a busy machine can pass the default 2s
 	}
 	if o.Cluster != "" {
 		ch, cp, err := net.SplitHostPort(o.Cluster)
