@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ type DeviceFlags struct {
 	// Wait is --wait-device: how long to wait for a device another process
 	// holds; 0 fails at once.
 	Wait time.Duration
+	// Farm is --farm: lease the device from this farm (cli/farm_device.go);
+	// FarmToken is its token ($APEX_FARM_TOKEN).
+	Farm, FarmToken string
 
 	cmd *cobra.Command // the command the flags belong to, named in the lease
 }
@@ -38,6 +42,8 @@ func (f *DeviceFlags) Register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.ID, "device", "d", "", "device ID, serial or unique part of one (see apex devices); empty picks the only device")
 	cmd.Flags().VarPF(simFlag{&f.Sim, &f.SimPlatform}, "sim", "", "drive a simulated phone started in this process for this command only (no adb needed); --sim=ios simulates an iPhone").NoOptDefVal = "true"
 	cmd.Flags().StringArrayVar(&f.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
+	cmd.Flags().StringVar(&f.Farm, "farm", "", "lease the device from this farm (nats://HOST:4222) and drive it through its host; token from $"+FarmTokenEnv)
+	f.FarmToken = os.Getenv(FarmTokenEnv)
 	cmd.Flags().DurationVar(&f.Wait, "wait-device", 0, "when another process (apex act, mcp, playground, …) holds the device, wait up to this long for it (e.g. 10s, 5m); 0 fails at once")
 }
 
@@ -78,6 +84,9 @@ func deviceHosts(env *Env) ([]device.Host, error) {
 // directly (no adb server, no adb binary); that phone is this process's
 // own, so it takes no lease. The returned func releases everything.
 func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+	if f.Farm != "" {
+		return openFarmDevice(ctx, env, f)
+	}
 	if f.Sim {
 		return openSim(ctx, env, f)
 	}

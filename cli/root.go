@@ -89,6 +89,7 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdAct(env),
 		newCmdModel(env),
 		newCmdPlayground(env),
+		newCmdFarm(env),
 	)
 	return root
 }

@@ -1,0 +1,307 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/console"
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/script"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+)
+
+// FarmEnv and FarmTokenEnv name the environment variables that give --farm
+// and --token their defaults.
+const (
+	FarmEnv      = "APEX_FARM"
+	FarmTokenEnv = "APEX_FARM_TOKEN"
+)
+
+// farmFlags say how a command reaches the farm's control plane.
+type farmFlags struct {
+	URL, Token, Creds string
+}
+
+func (f *farmFlags) register(cmd *cobra.Command, urlFlag string) {
+	cmd.Flags().StringVar(&f.URL, urlFlag, os.Getenv(FarmEnv), "the farm's control plane: nats://HOST:4222, comma-separated for a cluster (default $"+FarmEnv+")")
+	cmd.Flags().StringVar(&f.Token, "token", os.Getenv(FarmTokenEnv), "the farm's token, as given to apex farm serve --token (default $"+FarmTokenEnv+")")
+	cmd.Flags().StringVar(&f.Creds, "creds", "", "NATS credentials file, for a farm on an existing NATS deployment")
+}
+
+func (f *farmFlags) connect(name string) (*nats.Conn, jetstream.JetStream, error) {
+	return farm.Connect(farm.ConnectOptions{URL: f.URL, Token: f.Token, Creds: f.Creds, Name: name})
+}
+
+// farmClient is a connection to the farm with its queue, leases and
+// registry opened.
+type farmClient struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	q      *queue.Queue
+	leases *lease.Leaser
+	reg    *registry.Registry
+}
+
+func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) {
+	nc, js, err := f.connect(name)
+	if err != nil {
+		return nil, err
+	}
+	c := &farmClient{nc: nc, js: js}
+	// A cluster that lost a member answers again once it has elected
+	// new leaders.
+	rctx, cancel := context.WithTimeout(ctx, farmWait)
+	defer cancel()
+	err = farm.Retry(rctx, func(ctx context.Context) (err error) {
+		if c.q, err = queue.Open(ctx, js); err == nil {
+			if c.leases, err = lease.New(ctx, js); err == nil {
+				c.reg, err = registry.Open(ctx, js)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *farmClient) Close() { c.nc.Close() }
+
+// farmWait bounds how long a command keeps trying a control plane that
+// does not answer.
+const farmWait = 30 * time.Second
+
+func newCmdFarm(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "farm",
+		Short: "Run a device farm: a control plane, hosts next to phones, a run queue and leases",
+		Long: `A farm shares many phones on many machines among many people.
+
+apex farm serve runs the control plane (NATS with JetStream, embedded), alone
+or as one member of a three-node cluster. apex farm host runs next to phones
+and dials the control plane (it opens no port). apex farm run queues scripts;
+hosts with a free matching device pull them. See docs/farm.md.`,
+		Example: `  apex farm serve --data farm-data
+  apex farm host --join nats://127.0.0.1:4222 --sim 4
+  apex farm run --farm nats://127.0.0.1:4222 --follow examples/settings-toggle.yaml
+  apex farm devices --farm nats://127.0.0.1:4222`,
+	}
+	cmd.AddCommand(newCmdFarmServe(env), newCmdFarmHost(env), newCmdFarmRun(env), newCmdFarmDevices(env),
+		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env),
+		newCmdFarmToken(env))
+	return cmd
+}
+
+// farmServeOptions are the flags of `apex farm serve`.
+type farmServeOptions struct {
+	Data, Listen, Token, Name string
+	Cluster                   string
+	Routes                    []string
+	HTTP                      string    // --http: the console's address
+	NATS                      farmFlags // --nats: use an existing NATS deployment
+	Replicas                  int
+	LeaseTTL, HeartbeatTTL    time.Duration
+}
+
+func newCmdFarmServe(env *Env) *cobra.Command {
+	o := &farmServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the farm's control plane (embedded NATS JetStream, or an existing NATS)",
+		Long: `Run the farm's control plane until interrupted: a NATS server with JetStream
+keeping the registry, leases, run queue, events, audit log and records,
+plus the reaper that finds runs whose host died.
+
+Three members form a cluster with --cluster (this member's route address)
+and --routes (the others'); streams and buckets are then replicated three
+times, and the farm keeps working while one member is down. With --nats the
+farm lives on an existing NATS deployment instead.
+
+Listening off loopback needs --token; hosts and clients pass the same.`,
+		Example: `  apex farm serve --data farm-data
+  apex farm serve --data d1 --listen 10.0.0.1:4222 --token $T --cluster 10.0.0.1:6222 --routes 10.0.0.2:6222,10.0.0.3:6222`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return farmServe(cmd.Context(), env, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Data, "data", "apex-farm", "directory for the control plane's streams and buckets")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:4222", "client address hosts and clients dial (port 0 picks one)")
+	f.StringVar(&o.Token, "token", os.Getenv(FarmTokenEnv), "token every host and client must give (required off loopback; default $"+FarmTokenEnv+")")
+	f.StringVar(&o.Name, "name", "", "this member's name, unique in a cluster (default from --listen)")
+	f.StringVar(&o.Cluster, "cluster", "", "this member's cluster route address HOST:PORT (makes it a cluster member)")
+	f.StringSliceVar(&o.Routes, "routes", nil, "the other members' route addresses HOST:PORT, comma-separated")
+	f.StringVar(&o.HTTP, "http", "", "serve the web console on this address, e.g. 127.0.0.1:7420 (off loopback it needs --token)")
+	f.StringVar(&o.NATS.URL, "nats", "", "use this existing NATS (JetStream enabled) instead of embedding one")
+	f.StringVar(&o.NATS.Creds, "creds", "", "credentials file for --nats")
+	f.IntVar(&o.Replicas, "replicas", 0, "replicas of every stream and bucket (default 1, or 3 with --cluster)")
+	f.DurationVar(&o.LeaseTTL, "lease-ttl", 30*time.Second, "how long a lease lives without renewal (whole seconds; holders renew every third)")
+	f.DurationVar(&o.HeartbeatTTL, "heartbeat-ttl", 15*time.Second, "how long a host stays registered without a heartbeat (hosts beat every third)")
+	return cmd
+}
+
+func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
+	cfg := farm.Config{Replicas: o.Replicas, LeaseTTL: o.LeaseTTL, HeartbeatTTL: o.HeartbeatTTL}
+	var js jetstream.JetStream
+	var url string
+	if o.NATS.URL != "" {
+		nc, j, err := o.NATS.connect("apex-farm-serve")
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		if err := farm.Provision(ctx, j, cfg); err != nil {
+			return err
+		}
+		js, url = j, o.NATS.URL
+	} else {
+		p, err := plane.Start(ctx, plane.Options{Name: o.Name, DataDir: o.Data, Listen: o.Listen, Token: o.Token,
+			Cluster: o.Cluster, Routes: o.Routes, Farm: cfg, Log: env.Log})
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		_, js = p.Conn()
+		url = p.ClientURL()
+	}
+	leases, err := lease.New(ctx, js)
+	if err != nil {
+		return err
+	}
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Out, "apex farm: serving on %s (lease TTL %v)\n", url, leases.TTL())
+	if o.HTTP != "" {
+		addr, err := serveConsole(ctx, js, o.HTTP, o.Token, env)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Out, "apex farm: console on http://%s/\n", addr)
+	}
+	fmt.Fprintf(env.Err, "apex farm: hosts join with: apex farm host --join %s --sim N; press Ctrl-C to stop\n", url)
+	q.Reaper(ctx, leases, max(leases.TTL()/3, 250*time.Millisecond), func(err error) { env.Log.Warn("reap", "err", err) })
+	return nil
+}
+
+// farmHostOptions are the flags of `apex farm host`.
+type farmHostOptions struct {
+	Join    farmFlags
+	ID      string
+	Sim     int
+	Labels  []string
+	ADB     bool
+	RunsDir string
+}
+
+func newCmdFarmHost(env *Env) *cobra.Command {
+	o := &farmHostOptions{}
+	cmd := &cobra.Command{
+		Use:   "host",
+		Short: "Serve this machine's phones to a farm: register them and run the queued scripts they match",
+		Long: `Serve phones to a farm until interrupted. The host dials the control plane
+(it opens no port), registers itself and its devices with labels (platform,
+model, os, screen, host and every --label) and a heartbeat, and pulls the
+queued runs its free devices match. Before each run the apps it names are
+reset (pm clear); a simulated phone starts afresh from its spec.`,
+		Example: `  apex farm host --join nats://10.0.0.1:4222 --token $T --sim 8 --label pool=ci
+  apex farm host --join nats://10.0.0.1:4222 --token $T --adb --label lab=berlin`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return farmHost(cmd.Context(), env, o) },
+	}
+	o.Join.register(cmd, "join")
+	f := cmd.Flags()
+	f.StringVar(&o.ID, "id", "", "this host's name in the farm (default: the machine's host name)")
+	f.IntVar(&o.Sim, "sim", 0, "serve N simulated phones")
+	f.StringArrayVar(&o.Labels, "label", nil, "add a label key=value to every device (repeatable)")
+	f.BoolVar(&o.ADB, "adb", false, "serve the ready devices of the adb server and WebDriverAgent (see apex devices)")
+	f.StringVar(&o.RunsDir, "runs-dir", "", "where runs are recorded here before upload (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
+	return cmd
+}
+
+func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
+	labels, err := registry.ParseLabels(o.Labels...)
+	if err != nil {
+		return fmt.Errorf("--label: %w", err)
+	}
+	nc, js, err := o.Join.connect("apex-farm-host " + o.ID)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	ho := host.Options{ID: o.ID, Labels: labels, Sim: o.Sim, RunsDir: o.RunsDir, Log: env.Log,
+		Load: func(data []byte, name string) (*script.Script, error) {
+			return script.Load(data, name, &script.Options{Action: knownAction})
+		}}
+	if ho.RunsDir == "" {
+		ho.RunsDir = defaultRunsDir()
+	}
+	if o.ADB {
+		if ho.Devices, err = deviceHosts(env); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
+	return host.Run(ctx, js, ho)
+}
+
+// serveConsole serves the web console on addr until ctx ends; it returns
+// the address it listens on.
+func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token string, env *Env) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--http %q: %w: give HOST:PORT", addr, err)
+	}
+	if !plane.Loopback(host) && token == "" {
+		return "", fmt.Errorf("--http %s: a console off loopback needs --token", addr)
+	}
+	c, err := console.New(ctx, js, console.Options{Token: token, Log: env.Log})
+	if err != nil {
+		return "", err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("--http: %w", err)
+	}
+	srv := &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	context.AfterFunc(ctx, func() { srv.Close() })
+	return ln.Addr().String(), nil
+}
+
+func newCmdFarmToken(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "token",
+		Short: "Make a new farm token and its hash (give the hash to apex farm serve --token)",
+		Long: `Print a new random token and its bcrypt hash. Start the control plane with the
+hash (apex farm serve --token '$2a$…'), so the machine it runs on keeps no
+usable secret, and give the token to hosts and clients ($APEX_FARM_TOKEN).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t := rand.Text()
+			h, err := farm.HashToken(t)
+			if err != nil {
+				return err
+			}
+			if env.JSON {
+				return env.PrintJSON(map[string]string{"token": t, "hash": h})
+			}
+			fmt.Fprintf(env.Out, "token\t%s\nhash\t%s\n", t, h)
+			return nil
+		},
+	}
+}

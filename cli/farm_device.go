@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/farm/remote"
+)
+
+// openFarmDevice leases a farm device (--farm) and drives it through its
+// host: the one named by --device (its ID or a unique part), else the
+// first free one. Every call carries the lease's fence, and the host
+// refuses calls once the lease is lost. The returned func ends the session
+// and releases the lease.
+func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+	if f.Sim {
+		return nil, device.Target{}, nil, errors.New("--farm and --sim both given: use one")
+	}
+	ff := farmFlags{URL: f.Farm, Token: f.FarmToken}
+	c, err := ff.dial(ctx, "apex "+f.command())
+	if err != nil {
+		return nil, device.Target{}, nil, err
+	}
+	devs, err := c.reg.Devices(ctx)
+	if err != nil {
+		c.Close()
+		return nil, device.Target{}, nil, err
+	}
+	candidates := farmCandidates(devs, f.ID)
+	if len(candidates) == 0 {
+		c.Close()
+		return nil, device.Target{}, nil, fmt.Errorf("no farm device matches %q (see apex farm devices --farm %s)", f.ID, f.Farm)
+	}
+	deadline := time.Now().Add(f.Wait)
+	for {
+		var held error
+		for _, d := range candidates {
+			l, err := c.leases.Acquire(ctx, d.ID, farmActor()+" ("+f.command()+")", "")
+			if errors.Is(err, lease.ErrHeld) {
+				held = err
+				continue
+			}
+			if err != nil {
+				c.Close()
+				return nil, device.Target{}, nil, err
+			}
+			drv := remote.NewDriver(c.nc, d.ID, l.Fence())
+			release := func() {
+				drv.Close()
+				l.Release(context.WithoutCancel(ctx))
+				c.Close()
+			}
+			return drv, farmTarget(d), release, nil
+		}
+		if !time.Now().Before(deadline) {
+			c.Close()
+			return nil, device.Target{}, nil, fmt.Errorf("%w: wait for it with --wait-device DURATION, or pick another device", held)
+		}
+		farm.Sleep(ctx, 500*time.Millisecond)
+		if ctx.Err() != nil {
+			c.Close()
+			return nil, device.Target{}, nil, ctx.Err()
+		}
+	}
+}
+
+// farmCandidates are the ready devices query names: its exact ID, or every
+// device whose ID contains it.
+func farmCandidates(devs []registry.Device, query string) []registry.Device {
+	var out []registry.Device
+	for _, d := range devs {
+		if d.Health.State != "device" && d.Health.State != "ready" {
+			continue
+		}
+		if d.ID == query {
+			return []registry.Device{d}
+		}
+		if strings.Contains(d.ID, query) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func farmTarget(d registry.Device) device.Target {
+	t := device.Target{ID: d.ID, Host: d.Host, Serial: d.Serial, Platform: device.Platform(d.Platform), State: "device",
+		Model: d.Labels["model"]}
+	if w, h, ok := strings.Cut(d.Labels["screen"], "x"); ok {
+		t.Width, _ = strconv.Atoi(w)
+		t.Height, _ = strconv.Atoi(h)
+	}
+	return t
+}

@@ -1,0 +1,391 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/script"
+	"github.com/spf13/cobra"
+)
+
+// farmRunOptions are the flags of `apex farm run`.
+type farmRunOptions struct {
+	Farm    farmFlags
+	Labels  []string
+	Project string
+	Timeout time.Duration
+	Retries int
+	Reset   []string
+	Follow  bool
+}
+
+func newCmdFarmRun(env *Env) *cobra.Command {
+	o := &farmRunOptions{}
+	cmd := &cobra.Command{
+		Use:   "run SCRIPT…",
+		Short: "Queue scripts on the farm; with --follow, stream their steps until they end",
+		Long: `Queue each script as a run on the farm. A host with a free device matching
+--labels leases it, resets the apps the script launches (and every --reset),
+runs the script and uploads its record and report. A run whose host dies is
+lost once its lease expires, and runs again elsewhere while --retries allow.
+
+States: queued → leased → running → passed | failed | error | canceled |
+timed_out | lost. The exit code with --follow is 0 only when every run passed.`,
+		Example: `  apex farm run --farm nats://127.0.0.1:4222 --follow examples/settings-toggle.yaml
+  apex farm run --labels platform=android,model=Pixel_8 --project shop --timeout 10m --retries 1 tests/*.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return farmRun(cmd.Context(), env, o, args) },
+	}
+	o.Farm.register(cmd, "farm")
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Labels, "labels", nil, "run only on devices with these labels: key=value,… (platform, model, os, screen, host, or a host's --label)")
+	f.StringVar(&o.Project, "project", "default", "the project the runs count against (see apex farm limit)")
+	f.DurationVar(&o.Timeout, "timeout", 0, "stop a run that takes longer (it ends timed_out); 0: no limit")
+	f.IntVar(&o.Retries, "retries", 0, "run a lost run again on another host up to N times")
+	f.StringArrayVar(&o.Reset, "reset", nil, "also clear this app's data before the run (repeatable)")
+	f.BoolVar(&o.Follow, "follow", false, "stream the runs' steps and wait for them to end")
+	return cmd
+}
+
+func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) error {
+	labels, err := registry.ParseLabels(o.Labels...)
+	if err != nil {
+		return fmt.Errorf("--labels: %w", err)
+	}
+	if o.Retries < 0 {
+		return fmt.Errorf("--retries %d: give 0 or more", o.Retries)
+	}
+	var runs []queue.Run
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if _, err := script.Load(data, f, &script.Options{Action: knownAction}); err != nil {
+			return err
+		}
+		runs = append(runs, queue.Run{Project: o.Project, Name: filepath.Base(f), Script: data, Labels: labels,
+			Timeout: o.Timeout, Retries: o.Retries, Reset: o.Reset, By: farmActor()})
+	}
+	c, err := o.Farm.dial(ctx, "apex farm run")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	q := c.q
+	for i, r := range runs {
+		r.ID = queue.NewID()
+		rctx, cancel := context.WithTimeout(ctx, farmWait)
+		err = farm.Retry(rctx, func(ctx context.Context) (err error) { runs[i], err = q.Submit(ctx, r); return err })
+		cancel()
+		if err != nil {
+			return err
+		}
+		if !env.JSON {
+			fmt.Fprintf(env.Out, "%s\tqueued\t%s\n", runs[i].ID, r.Name)
+		}
+	}
+	if !o.Follow {
+		if env.JSON {
+			return env.PrintJSON(runs)
+		}
+		return nil
+	}
+	failed := 0
+	var final []queue.Run
+	for _, r := range runs {
+		end, err := followRun(ctx, env, q, r)
+		if err != nil {
+			return err
+		}
+		final = append(final, end)
+		if end.State != queue.Passed {
+			failed++
+		}
+	}
+	if env.JSON {
+		if err := env.PrintJSON(final); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d runs did not pass", failed, len(runs))}
+	}
+	return nil
+}
+
+// followRun prints run r's events until it ends, following its retries.
+func followRun(ctx context.Context, env *Env, q *queue.Queue, r queue.Run) (queue.Run, error) {
+	for {
+		err := q.Follow(ctx, r.ID, func(e queue.Event) bool {
+			if !env.JSON {
+				printEvent(env, r, e)
+			}
+			return e.Kind != "end"
+		})
+		if err != nil {
+			return r, err
+		}
+		// An end event is written after the final state; a lost run has
+		// none, so the state is watched as well.
+		err = q.Watch(ctx, r.ID, func(cur queue.Run) bool { r = cur; return !queue.Final(cur.State) })
+		if err != nil {
+			return r, err
+		}
+		if r.State != queue.Lost || r.RetriedBy == "" {
+			return r, nil
+		}
+		if !env.JSON {
+			fmt.Fprintf(env.Out, "%s\tlost: %s\n", r.ID, r.Reason)
+		}
+		if r, err = q.Get(ctx, r.RetriedBy); err != nil {
+			return r, err
+		}
+	}
+}
+
+func printEvent(env *Env, r queue.Run, e queue.Event) {
+	switch e.Kind {
+	case "state":
+		fmt.Fprintf(env.Out, "%s\t%s\t%s on %s\n", r.ID, e.State, r.Name, e.Device)
+	case "step":
+		line := fmt.Sprintf("%s\tstep %d/%d %s: %s", r.ID, e.Step, e.Steps, e.Name, e.Status)
+		if e.Error != "" {
+			line += ": " + firstLineOf(e.Error)
+		}
+		fmt.Fprintln(env.Out, line)
+	case "end":
+		line := fmt.Sprintf("%s\t%s\t%s", r.ID, e.State, r.Name)
+		if e.Reason != "" {
+			line += ": " + firstLineOf(e.Reason)
+		}
+		if e.Report != "" {
+			line += " (report: " + e.Report + ")"
+		}
+		fmt.Fprintln(env.Out, line)
+	}
+}
+
+// farmActor names who acts in the audit log.
+func farmActor() string {
+	u := os.Getenv("USER")
+	if u == "" {
+		u = "unknown"
+	}
+	h, _ := os.Hostname()
+	return u + "@" + h
+}
+
+func newCmdFarmDevices(env *Env) *cobra.Command {
+	var ff farmFlags
+	cmd := &cobra.Command{
+		Use:   "devices",
+		Short: "List the farm's devices with their labels, health and holder",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := ff.dial(cmd.Context(), "apex farm devices")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx := cmd.Context()
+			devs, err := c.reg.Devices(ctx)
+			if err != nil {
+				return err
+			}
+			if env.JSON {
+				return env.PrintJSON(devs)
+			}
+			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "DEVICE\tSTATE\tHELD BY\tLABELS")
+			for _, d := range devs {
+				holder := "-"
+				if rec, ok, _ := c.leases.Current(ctx, d.ID); ok {
+					holder = rec.Holder
+					if rec.Run != "" {
+						holder += " (" + rec.Run + ")"
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.ID, d.Health.State, holder, labelString(d.Labels))
+			}
+			return tw.Flush()
+		},
+	}
+	ff.register(cmd, "farm")
+	return cmd
+}
+
+func labelString(l map[string]string) string {
+	var parts []string
+	for k, v := range l {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+func newCmdFarmLeases(env *Env) *cobra.Command {
+	var ff farmFlags
+	cmd := &cobra.Command{
+		Use:   "leases",
+		Short: "List the farm's leases: what is held, by whom, since when, with which fence",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := ff.dial(cmd.Context(), "apex farm leases")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			recs, err := c.leases.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if env.JSON {
+				return env.PrintJSON(recs)
+			}
+			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RESOURCE\tHOLDER\tRUN\tFENCE\tSINCE")
+			for _, r := range recs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Resource, r.Holder, r.Run, r.Fence, r.Since.Format(time.RFC3339))
+			}
+			return tw.Flush()
+		},
+	}
+	ff.register(cmd, "farm")
+	return cmd
+}
+
+func newCmdFarmRuns(env *Env) *cobra.Command {
+	var ff farmFlags
+	var state string
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List the farm's runs and their states",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := ff.dial(cmd.Context(), "apex farm runs")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			runs, err := c.q.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			var shown []queue.Run
+			for _, r := range runs {
+				if state == "" || r.State == state {
+					r.Script = nil
+					shown = append(shown, r)
+				}
+			}
+			if env.JSON {
+				return env.PrintJSON(shown)
+			}
+			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSTATE\tPROJECT\tSCRIPT\tDEVICE\tREASON")
+			for _, r := range shown {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Project, r.Name, r.Device, firstLineOf(r.Reason))
+			}
+			return tw.Flush()
+		},
+	}
+	ff.register(cmd, "farm")
+	cmd.Flags().StringVar(&state, "state", "", "list only runs in this state (queued, running, passed, lost, …)")
+	return cmd
+}
+
+func newCmdFarmLease(env *Env) *cobra.Command {
+	cmd := &cobra.Command{Use: "lease", Short: "Manage the farm's leases"}
+	var ff farmFlags
+	brk := &cobra.Command{
+		Use:   "break DEVICE",
+		Short: "End a lease whoever holds it (the holder stops at its next renewal)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := ff.dial(cmd.Context(), "apex farm lease break")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.leases.Break(cmd.Context(), args[0], farmActor()); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Out, "broke the lease of %s\n", args[0])
+			return nil
+		},
+	}
+	ff.register(brk, "farm")
+	cmd.AddCommand(brk)
+	return cmd
+}
+
+func newCmdFarmCancel(env *Env) *cobra.Command {
+	var ff farmFlags
+	cmd := &cobra.Command{
+		Use:   "cancel RUN…",
+		Short: "Cancel queued or running runs",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := ff.dial(cmd.Context(), "apex farm cancel")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var errs []error
+			for _, id := range args {
+				r, err := c.q.Cancel(cmd.Context(), id, farmActor())
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if r.State == queue.Canceled {
+					fmt.Fprintf(env.Out, "%s\tcanceled\n", id)
+				} else {
+					fmt.Fprintf(env.Out, "%s\tstopping (its host cancels it)\n", id)
+				}
+			}
+			return errors.Join(errs...)
+		},
+	}
+	ff.register(cmd, "farm")
+	return cmd
+}
+
+func newCmdFarmLimit(env *Env) *cobra.Command {
+	var ff farmFlags
+	cmd := &cobra.Command{
+		Use:   "limit PROJECT N",
+		Short: "Let at most N runs of a project be leased or running at once (0: no limit)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 0 {
+				return fmt.Errorf("limit %q: give a number, 0 or more", args[1])
+			}
+			c, err := ff.dial(cmd.Context(), "apex farm limit")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.q.SetLimit(cmd.Context(), args[0], n); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Out, "project %s: at most %d runs at once\n", args[0], n)
+			return nil
+		},
+	}
+	ff.register(cmd, "farm")
+	return cmd
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/script"
+)
+
+// TestRunOnAFarmDevice: apex run --farm leases a phone a farm host serves
+// and runs the script on it through the host; the device is free again
+// after, and apex farm devices lists it.
+func TestRunOnAFarmDevice(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, js := p.Conn()
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
+			Load: func(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }})
+	}()
+	defer func() { stop(); <-done }()
+	reg, err := registry.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ctx.Err() == nil { // the host registers its phone at start
+		if devs, _ := reg.Devices(ctx); len(devs) == 1 {
+			break
+		}
+	}
+	file := filepath.Join(t.TempDir(), "wifi.yaml")
+	os.WriteFile(file, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n      - assert: {checked: {id: wifi}}\n"), 0o644)
+	out, errOut, err := run(t, "run", "--farm", p.ClientURL(), "--device", "h1/sim-1", "--report-dir", t.TempDir(), file)
+	if err != nil {
+		t.Fatalf("apex run --farm: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "PASS") {
+		t.Errorf("apex run --farm did not pass:\n%s", out)
+	}
+	out, _, err = run(t, "farm", "devices", "--farm", p.ClientURL())
+	if err != nil || !strings.Contains(out, "h1/sim-1") {
+		t.Fatalf("apex farm devices: %v\n%s", err, out)
+	}
+	if line := strings.Split(out, "\n")[1]; strings.Contains(line, "apex run") {
+		t.Errorf("the device is still held after apex run ended: %s", line)
+	}
+}

@@ -1,0 +1,100 @@
+package console_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm/console"
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/internal/browsertest"
+	"github.com/apexagent/apex/script"
+	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
+)
+
+var chromium browsertest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	chromium.Close()
+	os.Exit(code)
+}
+
+const token = "s3cret-console-token"
+
+// TestConsoleOpensADevice: in a real browser, the console (behind its
+// token) lists a host's simulated phone, leases it with Open, shows its
+// screen as it changes, and taps it through the host.
+func TestConsoleOpensADevice(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, js := p.Conn()
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
+			Load: func(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }})
+	}()
+	defer func() { stop(); <-done }()
+	cctx, ccancel := context.WithCancel(ctx)
+	defer ccancel()
+	// The lowest bcrypt cost: the race detector makes each check of a
+	// real one (farm.HashToken) take seconds.
+	h, err := bcrypt.GenerateFromPassword([]byte(token), bcrypt.MinCost)
+	hash := string(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := console.New(cctx, js, console.Options{Token: hash}) // the console keeps only the hash
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(c)
+	defer srv.Close()
+
+	resp, err := http.Get(srv.URL + "/api/devices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/api/devices without the token: %d, want 401", resp.StatusCode)
+	}
+
+	tab := chromium.Tab(t, 60*time.Second, "the console leases a phone, shows its screen and taps it")
+	poll := func(js string) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+			_, err := chromedp.Poll[bool](js)(ctx, t)
+			return chromedp.Void{}, err
+		}
+	}
+	row := `#devices tr[data-id="h1/sim-1"] button`
+	err = chromedp.Do(tab,
+		chromedp.Navigate(srv.URL+"/?token="+token),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row)),
+		chromedp.WaitVisible(chromedp.CSS("#screen")),
+		// A second frame loaded: the screen streams.
+		poll(`document.querySelector("#screen").naturalWidth > 0 && /n=[1-9]/.test(document.querySelector("#screen").src)`),
+		chromedp.Click(chromedp.CSS("#screen")),
+		poll(`document.body.dataset.taps === "1"`),
+	)
+	if err != nil {
+		errText, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#error").textContent`))
+		t.Fatalf("%v (the page says %q)", err, errText)
+	}
+	holder, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#devices tr[data-id="h1/sim-1"]').cells[2].textContent`))
+	if err != nil || holder != "console" {
+		t.Errorf("the device list shows the holder %q (%v), want console", holder, err)
+	}
+}

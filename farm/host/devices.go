@@ -1,0 +1,115 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/sim/lab"
+)
+
+// slot is one device the host serves.
+type slot struct {
+	reg registry.Device
+	// open returns a driver on a clean device: the apps a run names are
+	// reset first (a simulated phone is started afresh from its spec).
+	open func(ctx context.Context, reset []string) (device.Driver, func(), error)
+}
+
+// simSlots makes n simulated Android phones. Each run gets a phone started
+// afresh from the built-in specs and seed i, so no run sees another's
+// leftovers.
+func simSlots(ctx context.Context, hostID string, n int, labels map[string]string, log *slog.Logger) ([]*slot, error) {
+	probe, err := lab.Start(ctx, lab.Options{Android: 1, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("host: start a simulated phone: %w", err)
+	}
+	ph := probe.Devices()[0].Phone
+	props := ph.Props()
+	w, h, _ := ph.Display()
+	probe.Close()
+	var out []*slot
+	for i := range n {
+		serial := "sim-" + strconv.Itoa(i+1)
+		d := registry.Device{ID: device.QualifiedID(hostID, serial), Host: hostID, Serial: serial, Platform: "android",
+			Labels: baseLabels(hostID, "android", props["ro.product.model"], props["ro.build.version.release"], w, h, labels),
+			Health: registry.Health{State: "device", Battery: 100}}
+		seed := int64(i)
+		out = append(out, &slot{reg: d, open: func(ctx context.Context, _ []string) (device.Driver, func(), error) {
+			l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: seed, Log: log})
+			if err != nil {
+				return nil, nil, fmt.Errorf("start simulated phone %s: %w", serial, err)
+			}
+			drv, err := android.OpenDirect(ctx, l.Devices()[0].Addr, &android.Options{Log: log})
+			if err != nil {
+				l.Close()
+				return nil, nil, err
+			}
+			return drv, func() { drv.Close(); l.Close() }, nil
+		}})
+	}
+	return out, nil
+}
+
+// hostSlots serves the ready devices real device hosts (adb, WDA) see
+// now. Before a run, each app it names is cleared (pm clear) on devices
+// that run shell commands.
+func hostSlots(ctx context.Context, hostID string, hosts []device.Host, labels map[string]string) ([]*slot, error) {
+	reg := device.NewRegistry(hosts...)
+	ts, err := reg.Targets(ctx)
+	if err != nil && len(ts) == 0 {
+		return nil, err
+	}
+	var out []*slot
+	for _, t := range ts {
+		if !t.Ready() {
+			continue
+		}
+		d := registry.Device{ID: device.QualifiedID(hostID, t.ID), Host: hostID, Serial: t.ID, Platform: string(t.Platform),
+			Labels: baseLabels(hostID, string(t.Platform), t.Model, "", t.Width, t.Height, labels),
+			Health: registry.Health{State: t.State}}
+		id := t.ID
+		out = append(out, &slot{reg: d, open: func(ctx context.Context, reset []string) (device.Driver, func(), error) {
+			drv, _, err := reg.Open(ctx, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(reset) > 0 {
+				sh, ok := drv.(device.Sheller)
+				if !ok {
+					drv.Close()
+					return nil, nil, fmt.Errorf("device %s cannot reset apps (no shell): %w", id, device.ErrUnsupported)
+				}
+				for _, app := range reset {
+					if _, err := sh.Shell(ctx, "pm clear "+app); err != nil {
+						drv.Close()
+						return nil, nil, fmt.Errorf("reset %s on %s: %w", app, id, err)
+					}
+				}
+			}
+			return drv, func() { drv.Close() }, nil
+		}})
+	}
+	return out, nil
+}
+
+func baseLabels(hostID, platform, model, osVersion string, w, h int, custom map[string]string) map[string]string {
+	l := map[string]string{"host": hostID, "platform": platform}
+	if model != "" {
+		l["model"] = model
+	}
+	if osVersion != "" {
+		l["os"] = osVersion
+	}
+	if w > 0 {
+		l["screen"] = strconv.Itoa(w) + "x" + strconv.Itoa(h)
+	}
+	for k, v := range custom {
+		l[k] = v
+	}
+	return l
+}

@@ -1,0 +1,149 @@
+// Package host is the farm's host agent: it runs next to phones, dials the
+// control plane (and opens no port), registers its devices with a
+// heartbeat, and pulls the queued runs its free devices can serve.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/farm/remote"
+	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/store"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options configure a host agent.
+type Options struct {
+	// ID names the host in the farm (default: the machine's host name).
+	ID     string
+	Labels map[string]string
+	// Sim is the number of simulated phones to serve.
+	Sim int
+	// Devices are real device hosts (adb server, WebDriverAgent) whose
+	// ready devices are served too.
+	Devices []device.Host
+	// RunsDir is where runs are recorded on this machine before their
+	// records are uploaded.
+	RunsDir string
+	// Load parses a run's script.
+	Load func(data []byte, name string) (*script.Script, error)
+	// Runner is a template for each run's runner options (timings).
+	Runner runner.Options
+	Log    *slog.Logger
+}
+
+// Agent is a running host agent.
+type Agent struct {
+	o      Options
+	js     jetstream.JetStream
+	reg    *registry.Registry
+	leases *lease.Leaser
+	q      *queue.Queue
+	store  *store.Store
+	slots  []*slot
+	log    *slog.Logger
+	// cancels holds the cancel func of each run in progress, by run ID.
+	cancels sync.Map
+}
+
+// Run serves until ctx ends. The device registrations lapse on their own
+// after the heartbeat TTL; runs in progress are cancelled.
+func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
+	if o.ID == "" {
+		o.ID, _ = os.Hostname()
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Load == nil {
+		return errors.New("host: no script loader (Options.Load)")
+	}
+	a := &Agent{o: o, js: js, log: o.Log.With("host", o.ID)}
+	var err error
+	if a.reg, err = registry.Open(ctx, js); err != nil {
+		return err
+	}
+	if a.leases, err = lease.New(ctx, js); err != nil {
+		return err
+	}
+	if a.q, err = queue.Open(ctx, js); err != nil {
+		return err
+	}
+	if a.store, err = store.Open(o.RunsDir); err != nil {
+		return fmt.Errorf("host: runs directory %s: %w", o.RunsDir, err)
+	}
+	defer a.store.Close()
+	if o.Sim > 0 {
+		s, err := simSlots(ctx, o.ID, o.Sim, o.Labels, o.Log)
+		if err != nil {
+			return err
+		}
+		a.slots = append(a.slots, s...)
+	}
+	if len(o.Devices) > 0 {
+		s, err := hostSlots(ctx, o.ID, o.Devices, o.Labels)
+		if err != nil {
+			return err
+		}
+		a.slots = append(a.slots, s...)
+	}
+	if len(a.slots) == 0 {
+		return errors.New("host: no devices to serve: give --sim N or attach a device (apex devices)")
+	}
+	if err := a.beat(ctx); err != nil {
+		return fmt.Errorf("host: register: %w", err)
+	}
+	if err := a.watchCancels(ctx); err != nil {
+		return fmt.Errorf("host: subscribe to cancels: %w", err)
+	}
+	// Faces elsewhere (apex run --farm, …) drive a device they lease
+	// through calls to this host, each checked against the lease's fence.
+	openers := map[string]remote.Opener{}
+	for _, s := range a.slots {
+		openers[s.reg.ID] = func(ctx context.Context) (device.Driver, func(), error) { return s.open(ctx, nil) }
+	}
+	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
+		return fmt.Errorf("host: %w", err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { a.heartbeat(ctx) })
+	for _, s := range a.slots {
+		wg.Go(func() { a.serve(ctx, s) })
+	}
+	wg.Wait()
+	return nil
+}
+
+func (a *Agent) beat(ctx context.Context) error {
+	if err := a.reg.PutHost(ctx, registry.Host{ID: a.o.ID, Labels: a.o.Labels, Devices: len(a.slots)}); err != nil {
+		return err
+	}
+	for _, s := range a.slots {
+		if err := a.reg.PutDevice(ctx, s.reg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heartbeat refreshes the registrations every third of their TTL; a beat
+// that fails is tried again at the next tick (the control plane may be
+// electing a leader).
+func (a *Agent) heartbeat(ctx context.Context) {
+	farm.Every(ctx, a.reg.Interval(), func() {
+		if err := a.beat(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("heartbeat failed", "err", err)
+		}
+	})
+}

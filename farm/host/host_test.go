@@ -1,0 +1,182 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/audit"
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/remote"
+	"github.com/apexagent/apex/script"
+)
+
+// wifiOff passes only on a phone whose Settings start as the spec says
+// (Wi-Fi on): a run that saw the previous run's leftovers would fail.
+const wifiOff = `sim:
+  launch: com.apex.settings
+tasks:
+  - name: wifi off
+    flow:
+      - tap: Network & internet
+      - assert: {checked: {id: wifi}}
+      - tap: {id: wifi}
+      - assert: {notChecked: {id: wifi}}
+`
+
+func load(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }
+
+// TestRunsPassOnCleanPhones: runs queued on a one-member plane are pulled
+// by a host with two simulated phones; every run passes, which needs a
+// freshly reset phone each time.
+func TestRunsPassOnCleanPhones(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, js := p.Conn()
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 2, RunsDir: t.TempDir(), Load: load}) }()
+	defer func() { stop(); <-done }()
+	var ids []string
+	for range 6 {
+		r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for _, id := range ids {
+		var last queue.Run
+		err := q.Watch(ctx, id, func(r queue.Run) bool { last = r; return !queue.Final(r.State) })
+		if err != nil {
+			t.Fatalf("run %s: %v (last %+v)", id, err, last)
+		}
+		if last.State != queue.Passed {
+			t.Errorf("run %s on %s: %s: %s", id, last.Device, last.State, last.Reason)
+		}
+	}
+}
+
+// TestAuditShowsEachLeaseOnce: every run leaves one acquisition and one
+// release of its device in the audit log.
+func TestAuditShowsEachLeaseOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, js := p.Conn()
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Load: load}) }()
+	defer func() { stop(); <-done }()
+	r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Watch(ctx, r.ID, func(r queue.Run) bool { return !queue.Final(r.State) }); err != nil {
+		t.Fatal(err)
+	}
+	// The release is logged after the final state; wait for it.
+	var kinds []string
+	for ctx.Err() == nil {
+		events, err := audit.Read(ctx, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = kinds[:0]
+		for _, e := range events {
+			if e.Resource == "h1/sim-1" && strings.HasPrefix(e.Kind, "lease.") {
+				kinds = append(kinds, e.Kind)
+			}
+		}
+		if len(kinds) == 2 {
+			break
+		}
+	}
+	if diff := cmp.Diff([]string{audit.LeaseAcquired, audit.LeaseReleased}, kinds); diff != "" {
+		t.Errorf("lease events of h1/sim-1 (-want +got):\n%s", diff)
+	}
+}
+
+// TestRemoteDriverFenced: a face elsewhere drives a farm device through
+// its host with its lease's fence; once the lease is broken and taken by
+// someone else, the host refuses the old fence and obeys the new one.
+func TestRemoteDriverFenced(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	nc, js := p.Conn()
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Load: load}) }()
+	defer func() { stop(); <-done }()
+	ls, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "h1/sim-1"
+	first, err := ls.Acquire(ctx, id, "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := remote.NewDriver(nc, id, first.Fence())
+	// The host registers its devices before it answers: wait for it.
+	var info device.Info
+	for {
+		info, err = old.Info(ctx)
+		if !errors.Is(err, device.ErrOffline) || ctx.Err() != nil {
+			break
+		}
+		farm.Sleep(ctx, 50*time.Millisecond)
+	}
+	if err != nil || info.Width == 0 {
+		t.Fatalf("Info through the host: %+v, %v", info, err)
+	}
+	if err := old.LaunchApp(ctx, "com.apex.settings"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ls.Break(ctx, id, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	second, err := ls.Acquire(ctx, id, "bob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Release(ctx)
+	if err := old.Tap(ctx, device.Point{X: 10, Y: 10}); !errors.Is(err, lease.ErrStaleFence) {
+		t.Errorf("a tap with the broken lease's fence: %v, want ErrStaleFence", err)
+	}
+	cur := remote.NewDriver(nc, id, second.Fence())
+	if app, err := cur.ForegroundApp(ctx); err != nil || app == "" {
+		t.Errorf("the new holder's call: %q, %v", app, err)
+	}
+}

@@ -1,0 +1,92 @@
+package host_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/queue"
+)
+
+// slow runs long enough to be canceled or timed out mid-run.
+const slow = wifiOff + "      - sleep: 20000\n"
+
+// TestCancelTimeoutAndProjectLimit: a running run stops when canceled,
+// one past its timeout ends timed_out, and a project limited to one run at
+// a time never runs two at once although two phones are free.
+func TestCancelTimeoutAndProjectLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, js := p.Conn()
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 2, RunsDir: t.TempDir(), Load: load}) }()
+	defer func() { stop(); <-done }()
+	wait := func(id string, until func(queue.Run) bool) queue.Run {
+		t.Helper()
+		var last queue.Run
+		if err := q.Watch(ctx, id, func(r queue.Run) bool { last = r; return !until(r) }); err != nil {
+			t.Fatalf("run %s: %v (last %s)", id, err, last.State)
+		}
+		return last
+	}
+	final := func(r queue.Run) bool { return queue.Final(r.State) }
+
+	t.Run("cancel", func(t *testing.T) {
+		r, err := q.Submit(ctx, queue.Run{Name: "slow.yaml", Script: []byte(slow)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(r.ID, func(r queue.Run) bool { return r.State == queue.Running })
+		if _, err := q.Cancel(ctx, r.ID, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		if end := wait(r.ID, final); end.State != queue.Canceled {
+			t.Errorf("canceled run ended %s: %s", end.State, end.Reason)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		r, err := q.Submit(ctx, queue.Run{Name: "slow.yaml", Script: []byte(slow), Timeout: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end := wait(r.ID, final); end.State != queue.TimedOut {
+			t.Errorf("run past its timeout ended %s: %s", end.State, end.Reason)
+		}
+	})
+	t.Run("project limit", func(t *testing.T) {
+		if err := q.SetLimit(ctx, "one-at-a-time", 1); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for range 2 {
+			r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff), Project: "one-at-a-time"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, r.ID)
+		}
+		a, b := wait(ids[0], final), wait(ids[1], final)
+		if a.State != queue.Passed || b.State != queue.Passed {
+			t.Fatalf("runs ended %s and %s", a.State, b.State)
+		}
+		first, second := a, b
+		if b.Leased.Before(a.Leased) {
+			first, second = b, a
+		}
+		if second.Leased.Before(first.Ended) {
+			t.Errorf("the project's second run was leased at %v, before the first ended at %v", second.Leased, first.Ended)
+		}
+	})
+}

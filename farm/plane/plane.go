@@ -1,0 +1,186 @@
+// Package plane runs the farm's control plane: an embedded nats-server with
+// JetStream, alone or as one member of a cluster, with the farm's assets
+// provisioned on it.
+package plane
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apexagent/apex/farm"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options configure a control-plane member. The zero value is one member
+// on 127.0.0.1:4222 with its data in a temporary directory.
+type Options struct {
+	// Name is the member's server name, unique in a cluster (default
+	// "apex-farm-<port>").
+	Name string
+	// DataDir keeps JetStream's streams and buckets; required.
+	DataDir string
+	// Listen is the client address (default 127.0.0.1:4222; port 0 picks
+	// one). Off loopback it needs Token.
+	Listen string
+	// Token, when set, is required of every client (hosts and CLI). It
+	// may be given as its bcrypt hash (farm.HashToken), so the machine
+	// running the plane keeps no usable secret.
+	Token string
+	// Cluster is this member's route address (host:port) and Routes the
+	// other members' (host:port); with Cluster set, the farm's assets are
+	// replicated three times.
+	Cluster string
+	Routes  []string
+	// Farm shapes the assets; its Replicas defaults to 3 with Cluster.
+	Farm farm.Config
+	Log  *slog.Logger
+}
+
+// Plane is a running control-plane member.
+type Plane struct {
+	ns *server.Server
+	nc *nats.Conn
+	js jetstream.JetStream
+}
+
+// Start starts the member and, once JetStream answers (in a cluster: once a
+// quorum of members is up), provisions the farm's assets. Start returns when
+// they exist, or with ctx's error.
+func Start(ctx context.Context, o Options) (*Plane, error) {
+	if o.DataDir == "" {
+		return nil, errors.New("plane: no data directory: give --data DIR")
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:4222"
+	}
+	host, portStr, err := net.SplitHostPort(o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("plane: --listen %q: %w: give HOST:PORT", o.Listen, err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("plane: --listen %q: port: %w", o.Listen, err)
+	}
+	if !Loopback(host) && o.Token == "" {
+		return nil, fmt.Errorf("plane: listening on %s needs authentication: give --token (hosts and clients pass the same)", o.Listen)
+	}
+	if o.Name == "" {
+		o.Name = "apex-farm-" + portStr
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	sopts := &server.Options{ServerName: o.Name, Host: host, Port: port, JetStream: true, StoreDir: o.DataDir, NoSigs: true}
+	// Clients log in as farm.User with the token; the plane's own
+	// in-process connection has a random password of its own, since the
+	// token may be known here only by its hash.
+	var internal string
+	if o.Token != "" {
+		internal = rand.Text()
+		sopts.Users = []*server.User{{Username: farm.User, Password: o.Token}, {Username: "apex-plane", Password: internal}}
+		sopts.AuthTimeout = 10 // seconds: a bcrypt check on a busy machine can pass the default 2s
+	}
+	if o.Cluster != "" {
+		ch, cp, err := net.SplitHostPort(o.Cluster)
+		if err != nil {
+			return nil, fmt.Errorf("plane: --cluster %q: %w: give HOST:PORT", o.Cluster, err)
+		}
+		cport, err := strconv.Atoi(cp)
+		if err != nil {
+			return nil, fmt.Errorf("plane: --cluster %q: port: %w", o.Cluster, err)
+		}
+		if cport == 0 {
+			cport = server.RANDOM_PORT
+		}
+		sopts.Cluster = server.ClusterOpts{Name: "apex-farm", Host: ch, Port: cport}
+		for _, r := range o.Routes {
+			if !strings.Contains(r, "://") {
+				r = "nats-route://" + r
+			}
+			u, err := url.Parse(r)
+			if err != nil {
+				return nil, fmt.Errorf("plane: --routes %q: %w", r, err)
+			}
+			sopts.Routes = append(sopts.Routes, u)
+		}
+		if o.Farm.Replicas == 0 {
+			o.Farm.Replicas = 3
+		}
+	}
+	ns, err := server.NewServer(sopts)
+	if err != nil {
+		return nil, fmt.Errorf("plane: %w", err)
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ns.SetLoggerV2(natsLog{log}, false, false, false)
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("plane: the NATS server did not start on %s within 10s (is the port taken?)", o.Listen)
+	}
+	p := &Plane{ns: ns}
+	copts := []nats.Option{nats.InProcessServer(ns), nats.Name(o.Name + "-plane"), nats.MaxReconnects(-1)}
+	if internal != "" {
+		copts = append(copts, nats.UserInfo("apex-plane", internal))
+	}
+	if p.nc, err = nats.Connect(ns.ClientURL(), copts...); err != nil {
+		ns.Shutdown()
+		return nil, fmt.Errorf("plane: connect in process: %w", err)
+	}
+	if p.js, err = jetstream.New(p.nc); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if err := farm.Provision(ctx, p.js, o.Farm); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// ClientURL is the address hosts and clients dial.
+func (p *Plane) ClientURL() string { return p.ns.ClientURL() }
+
+// Conn is the member's own in-process connection.
+func (p *Plane) Conn() (*nats.Conn, jetstream.JetStream) { return p.nc, p.js }
+
+// Close stops the member.
+func (p *Plane) Close() {
+	if p.nc != nil {
+		p.nc.Close()
+	}
+	p.ns.Shutdown()
+	p.ns.WaitForShutdown()
+}
+
+// Loopback reports whether host names this machine only.
+func Loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// natsLog hands the server's printf-style log lines to slog.
+type natsLog struct{ l *slog.Logger }
+
+func (n natsLog) Noticef(f string, v ...any) { n.l.Info(fmt.Sprintf(f, v...)) }
+func (n natsLog) Warnf(f string, v ...any)   { n.l.Warn(fmt.Sprintf(f, v...)) }
+func (n natsLog) Fatalf(f string, v ...any)  { n.l.Error(fmt.Sprintf(f, v...)) }
+func (n natsLog) Errorf(f string, v ...any)  { n.l.Error(fmt.Sprintf(f, v...)) }
+func (n natsLog) Debugf(f string, v ...any)  { n.l.Debug(fmt.Sprintf(f, v...)) }
+func (n natsLog) Tracef(f string, v ...any)  { n.l.Debug(fmt.Sprintf(f, v...)) }
