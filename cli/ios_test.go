@@ -108,8 +108,8 @@ func TestWDADevices(t *testing.T) {
 	// A script's ios: target names its WebDriverAgent with wdaUrl.
 	script := filepath.Join(t.TempDir(), "ios.yaml")
 	os.WriteFile(script, []byte("ios:\n  wdaUrl: "+dev.URL+"\n  launch: com.apex.login\ntasks:\n  - name: sign-in screen\n    flow:\n      - assert: {exists: {id: username}}\n"), 0o644)
-	if out := mustRun(t, "run", "--report-dir", filepath.Join(t.TempDir(), "runs"), script); !strings.Contains(out, "PASS "+script) {
-		t.Errorf("apex run of an ios: script = %s", out)
+	if _, errOut, err := run(t, "run", "--report-dir", filepath.Join(t.TempDir(), "runs"), script); err != nil || !strings.Contains(errOut, "PASS "+script) {
+		t.Errorf("apex run of an ios: script = %v\n%s", err, errOut)
 	}
 	mustFail(t, []string{"source", "--sim=windows"}, "--sim=ios")
 }

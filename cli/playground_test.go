@@ -159,7 +159,7 @@ func TestPlaygroundCommandFlags(t *testing.T) {
 		t.Fatalf("--port default: %v", f)
 	}
 	t.Setenv(RunsDirEnv, t.TempDir())
-	cmd.SetArgs([]string{"--no-open", "--port", "0", "--config", "none.yaml"})
+	cmd.SetArgs([]string{"--no-open", "--port", "0", "--config", emptyFile(t)})
 	if err := cmd.ExecuteContext(ctx); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/adb/adbtest"
+	"github.com/apexagent/apex/runner"
+)
+
+// The tests here are issue 21's: what got in a newcomer's way in the
+// first hour, each as it was met.
+
+// TestJSONRunPrintsOnlyJSON: `apex --json run` keeps stdout one JSON
+// document; the progress lines go to stderr.
+func TestJSONRunPrintsOnlyJSON(t *testing.T) {
+	out, errOut, err := run(t, "--json", "run", "--sim", "--report-dir", t.TempDir(), "../examples/login.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var s runner.Summary
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&s); err != nil || !s.Passed || dec.More() {
+		t.Fatalf("stdout is not one JSON summary (%v):\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "login 1/") || !strings.Contains(errOut, "PASS ../examples/login.yaml") {
+		t.Errorf("progress is not on stderr:\n%s", errOut)
+	}
+}
+
+// TestRunErrorsAreWhole: a step's error reaches its end — the list of
+// step names reaches tap and the hint — whether the output is a terminal
+// (wrapped) or not (whole lines).
+func TestRunErrorsAreWhole(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.yaml")
+	os.WriteFile(typo, []byte("sim: {}\ntasks:\n  - name: x\n    flow:\n      - tapp: Search\n"), 0o644)
+	for _, tty := range []bool{false, true} {
+		var out, errOut bytes.Buffer
+		env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
+		err := runRun(context.Background(), env, &RunOptions{Files: []string{typo}, Concurrency: 1, ReportDir: dir, OCR: "auto", Terminal: &tty, Config: emptyFile(t)})
+		if err == nil {
+			t.Fatal("a script with an unknown step passed")
+		}
+		got := strings.Join(strings.Fields(errOut.String()), " ")
+		for _, want := range []string{`unknown step "tapp"`, "swipe, tap, terminate, waitFor, or an action name (apex do --list lists them)"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("terminal %v: the error lacks %q:\n%s", tty, want, errOut.String())
+			}
+		}
+		if tty {
+			for _, line := range strings.Split(errOut.String(), "\n") {
+				if len([]rune(line)) > termWidth() && strings.Contains(line, " ") {
+					t.Errorf("a line is wider than the terminal:\n%s", line)
+				}
+			}
+		}
+	}
+}
+
+func TestIndentLines(t *testing.T) {
+	tests := []struct {
+		name, in string
+		width    int
+		want     string
+	}{
+		{"one line, no width", "a b c", 0, "a b c"},
+		{"lines indented", "first\nsecond\nthird", 0, "first\n  second\n  third"},
+		{"wrapped at spaces", "aaa bbb ccc ddd", 8, "aaa bbb\n  ccc\n  ddd"},
+		{"a word wider than the line stays whole", "x " + strings.Repeat("w", 20) + " y", 8, "x\n  " + strings.Repeat("w", 20) + "\n  y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := indentLines(tt.in, "  ", tt.width)
+			if got != tt.want {
+				t.Errorf("indentLines(%q, %d) = %q; want %q", tt.in, tt.width, got, tt.want)
+			}
+			if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(tt.in), " ") {
+				t.Errorf("a word was lost: %q", got)
+			}
+		})
+	}
+}
+
+// TestScriptYAMLErrorLine: an indentation error on line 7 of a script is
+// reported at line 7, not where its block starts.
+func TestScriptYAMLErrorLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "indent.yaml")
+	os.WriteFile(bad, []byte("sim:\n  launch: com.apex.shop\ntasks:\n  - name: x\n    flow:\n      - tap: Search\n     - tap: Foo\n"), 0o644)
+	_, errOut, err := run(t, "run", "--report-dir", dir, "--config", emptyFile(t), bad)
+	if err == nil || !strings.Contains(errOut, bad+":7: invalid YAML") {
+		t.Errorf("err %v; want the error at line 7:\n%s", err, errOut)
+	}
+}
+
+// TestArgErrorsShowUsage: `apex run` with nothing to run shows how to
+// call it; --version works.
+func TestArgErrorsShowUsage(t *testing.T) {
+	_, _, err := run(t, "run")
+	if err == nil || !strings.Contains(err.Error(), "name the scripts to run") || !strings.Contains(err.Error(), "Usage:\n  apex run FILE…") {
+		t.Errorf("apex run: %v; want what to give and the usage", err)
+	}
+	_, _, err = run(t, "act")
+	if err == nil || !strings.Contains(err.Error(), "Usage:") {
+		t.Errorf("apex act: %v; want the usage", err)
+	}
+	out, _, err := run(t, "--version")
+	if err != nil || !strings.HasPrefix(out, "apex ") || !strings.Contains(out, "commit") {
+		t.Errorf("apex --version = %q, %v", out, err)
+	}
+}
+
+// TestVersionStamps: the version and commit make install stamps are
+// what apex version prints, in text and JSON.
+func TestVersionStamps(t *testing.T) {
+	oldV, oldC := Version, Commit
+	t.Cleanup(func() { Version, Commit = oldV, oldC })
+	Version, Commit = "v1.2.3", "0123456789abcdef"
+	out, _, err := run(t, "version")
+	if err != nil || !strings.HasPrefix(out, "apex v1.2.3 (commit 0123456789abcdef; go") {
+		t.Errorf("apex version = %q, %v", out, err)
+	}
+	out, _, _ = run(t, "--json", "version")
+	var b buildInfo
+	if err := json.Unmarshal([]byte(out), &b); err != nil || b.Version != "v1.2.3" || b.Commit != "0123456789abcdef" {
+		t.Errorf("apex --json version = %s (%v)", out, err)
+	}
+	Version, Commit = "", ""
+	out, _, _ = run(t, "version")
+	if !strings.Contains(out, "commit unknown") || !strings.Contains(out, "make install") {
+		t.Errorf("an unstamped build: %q; want it to say the commit is unknown and how to stamp it", out)
+	}
+}
+
+// TestDoListNamesThePlatform: --list describes the action space of the
+// device the flags name, and a --device that names none is an error.
+func TestDoListNamesThePlatform(t *testing.T) {
+	out := mustRun(t, "do", "--list", "--sim=ios")
+	if !strings.HasPrefix(out, "Actions on this ios device") || !strings.Contains(out, "AppSwitcher(") || strings.Contains(out, "RecentApps(") {
+		t.Errorf("apex do --list --sim=ios:\n%s", out)
+	}
+	out = mustRun(t, "do", "--list", "--device", "wda:http://127.0.0.1:8100")
+	if !strings.HasPrefix(out, "Actions on this ios device") {
+		t.Errorf("apex do --list --device wda:…:\n%.200s", out)
+	}
+	mustFail(t, []string{"do", "--list", "--device", "wda:ftp://x"}, "--device wda:ftp://x")
+	c := adbtest.StartServer(t)
+	pointAt(t, c)
+	mustFail(t, []string{"do", "--list", "--device", "nosuch"}, `device "nosuch"`, "not found")
+}
+
+// TestActNoModelSaysItOnce: a goal only a model understands fails with
+// the reason printed once, not three times.
+func TestActNoModelSaysItOnce(t *testing.T) {
+	var out, errOut bytes.Buffer
+	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Config: emptyFile(t), Getenv: noEnv, OCR: "auto",
+		Goal: "add the cheapest headphones to the cart"})
+	if err == nil {
+		t.Fatal("a goal no rule understands passed with no model")
+	}
+	var shown bytes.Buffer
+	shown.WriteString(out.String() + errOut.String())
+	var exit *ExitError
+	if errors.As(err, &exit) && exit.Err != nil && !exit.Shown {
+		shown.WriteString(exit.Err.Error())
+	}
+	if n := strings.Count(shown.String(), "could not understand"); n != 1 {
+		t.Errorf("the reason is shown %d times:\n%s", n, shown.String())
+	}
+}
