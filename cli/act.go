@@ -66,6 +66,7 @@ must review an uncertain check, 130 when cancelled.`,
 	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where the task's events are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.Launch, "launch", "", "start this app (package name) before the task")
+	cmd.RegisterFlagCompletionFunc("launch", completeApps)
 	f.StringVar(&opts.Cache, "cache", "", "replay cache file (JSON); the runs directory's store keeps one too")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	return cmd
@@ -102,7 +103,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	defer release()
 	if opts.Launch != "" {
 		if err := d.LaunchApp(ctx, opts.Launch); err != nil {
-			return fmt.Errorf("launch %s on %s: %w", opts.Launch, t.ID, err)
+			return launchError(t, &opts.Device, opts.Launch, err)
 		}
 	}
 	cache, err := agent.OpenCache(ctx, opts.Cache, st)
@@ -131,6 +132,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if rerr != nil {
 		env.Log.Warn("write the report", "run", run.ID, "err", rerr)
 	}
+	pruneAfterRecording(ctx, env, st)
 	if env.JSON {
 		if err := env.PrintJSON(map[string]any{"run_id": run.ID, "dir": st.RunDir(run.ID), "report": reportPath, "device": t.ID, "result": res}); err != nil {
 			return err

@@ -38,6 +38,7 @@ func (f *DeviceFlags) Register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.ID, "device", "d", "", "device ID, serial or unique part of one (see apex devices); empty picks the only device")
 	cmd.Flags().VarPF(simFlag{&f.Sim, &f.SimPlatform}, "sim", "", "drive a simulated phone started in this process for this command only (no adb needed); --sim=ios simulates an iPhone").NoOptDefVal = "true"
 	cmd.Flags().StringArrayVar(&f.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
+	cmd.RegisterFlagCompletionFunc("device", completeDevices)
 	cmd.Flags().DurationVar(&f.Wait, "wait-device", 0, "when another process (apex act, mcp, playground, …) holds the device, wait up to this long for it (e.g. 10s, 5m); 0 fails at once")
 }
 

@@ -48,7 +48,8 @@ Run 'apex do --list' to see the actions and their params.`,
   apex do input --device emulator-5554 --param locate=Search --param value="red shoes"
   apex do scroll --param direction=down --param distance=600
   apex do --list`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeActions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			list, _ := cmd.Flags().GetBool("list")
 			if list {

@@ -180,3 +180,17 @@ func TestActNoModelSaysItOnce(t *testing.T) {
 		t.Errorf("the reason is shown %d times:\n%s", n, shown.String())
 	}
 }
+
+// TestLaunchMissingSimApp: --launch of an app the simulated phone lacks
+// says to add it with --app (adb cannot install it on an in-process
+// phone), naming the spec that declares it.
+func TestLaunchMissingSimApp(t *testing.T) {
+	t.Chdir("..") // where examples/apps/ is
+	env, out := actEnv(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.arcade", Dir: t.TempDir(), Config: emptyFile(t), Getenv: noEnv, OCR: "auto", Goal: `tap "Play"`})
+	if err == nil || !strings.Contains(err.Error(), "add it with --app "+filepath.Join("examples", "apps", "arcade.yaml")) || strings.Contains(err.Error(), "adb shell") {
+		t.Errorf("err = %v; want the --app hint, not adb's\n%s", err, out)
+	}
+}

@@ -84,7 +84,7 @@ func TestPlaygroundSim(t *testing.T) {
 		Device:  DeviceFlags{Sim: true},
 		Port:    DefaultPlaygroundPort,
 		Dir:     t.TempDir(),
-		Config:  "testdata-none.yaml",
+		Config:  emptyFile(t),
 		Getenv:  func(string) string { return "" },
 		OpenURL: func(_ context.Context, url string) error { opened = append(opened, url); return nil },
 	}
@@ -263,7 +263,7 @@ func TestPlaygroundWithToken(t *testing.T) {
 		Device: DeviceFlags{Sim: true},
 		Host:   "127.0.0.1",
 		Dir:    t.TempDir(),
-		Config: "testdata-none.yaml",
+		Config: emptyFile(t),
 		Getenv: func(k string) string {
 			if k == PlaygroundTokenEnv {
 				return token

@@ -87,6 +87,7 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdAct(env),
 		newCmdModel(env),
 		newCmdPlayground(env),
+		newCmdRuns(env),
 	)
 	usageOnArgErrors(root)
 	return root

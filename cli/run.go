@@ -198,6 +198,7 @@ feed:
 		}
 	}
 	prog.done()
+	pruneAfterRecording(ctx, env, st)
 	return finishBatch(ctx, env, opts, outs, time.Since(start))
 }
 
