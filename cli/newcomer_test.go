@@ -8,12 +8,18 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apexagent/apex/adb/adbtest"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/runner"
+	"github.com/apexagent/apex/store"
 )
 
 // The tests here are issue 21's: what got in a newcomer's way in the
@@ -192,5 +198,120 @@ func TestLaunchMissingSimApp(t *testing.T) {
 	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.arcade", Dir: t.TempDir(), Config: emptyFile(t), Getenv: noEnv, OCR: "auto", Goal: `tap "Play"`})
 	if err == nil || !strings.Contains(err.Error(), "add it with --app "+filepath.Join("examples", "apps", "arcade.yaml")) || strings.Contains(err.Error(), "adb shell") {
 		t.Errorf("err = %v; want the --app hint, not adb's\n%s", err, out)
+	}
+}
+
+// killingDriver kills the process serving the phone just before the nth
+// screenshot, as a person stopping `apex sim` (or a phone losing power)
+// would.
+type killingDriver struct {
+	device.Driver
+	kill  func()
+	n     int32
+	shots atomic.Int32
+}
+
+func (k *killingDriver) Screenshot(ctx context.Context) ([]byte, error) {
+	if k.shots.Add(1) == k.n {
+		// While screencap runs, as it happens: the adb server then
+		// answers with an empty stream rather than an error.
+		go k.kill()
+	}
+	return k.Driver.Screenshot(ctx)
+}
+
+// TestDeviceKilledThroughAdbServer: a phone whose process is killed
+// mid-run behind the adb server is reported as the device going offline,
+// not as `screencap -p did not write a PNG: ""`.
+func TestDeviceKilledThroughAdbServer(t *testing.T) {
+	c := adbtest.StartServer(t)
+	sim := startApex(t, "sim", "--port-base", "0", "--wda-port-base", "0")
+	sim.waitFor(t, "serving")
+	var serial string
+	for _, line := range strings.Split(sim.output(), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "android-1" {
+			serial = f[2]
+		}
+	}
+	adbtest.Connect(t, c, serial)
+	dir := t.TempDir()
+	opts := &RunOptions{
+		Files: []string{"../examples/shop-checkout.yaml"}, Concurrency: 1, ReportDir: dir, OCR: "auto", Config: emptyFile(t),
+		Summary: filepath.Join(dir, "s.json"),
+		Open: func(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+			d, err := android.NewHost(c, nil).Open(ctx, serial)
+			if err != nil {
+				return nil, device.Target{}, nil, err
+			}
+			tg := device.Target{ID: "adb/" + serial, Platform: device.Android}
+			kill := func() { sim.cmd.Process.Kill(); <-sim.done }
+			return &killingDriver{Driver: d, kill: kill, n: 4}, tg, func() { d.Close() }, nil
+		},
+	}
+	env := &Env{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Log: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := runRun(ctx, env, opts); err == nil {
+		t.Fatal("the run passed on a phone that went away")
+	}
+	sc := readSummary(t, opts.Summary).Scripts[0]
+	if !strings.Contains(sc.Reason, "device lost") || !strings.Contains(sc.Reason, "offline") || strings.Contains(sc.Reason, "did not write a PNG") {
+		t.Errorf("reason = %q; want the device going offline", sc.Reason)
+	}
+}
+
+// cancelingDriver cancels the run (as Ctrl-C does) just before the nth
+// tap.
+type cancelingDriver struct {
+	device.Driver
+	cancel func()
+	n      int32
+	taps   atomic.Int32
+}
+
+func (c *cancelingDriver) Tap(ctx context.Context, p device.Point) error {
+	if c.taps.Add(1) == c.n {
+		c.cancel()
+	}
+	return c.Driver.Tap(ctx, p)
+}
+
+// TestCanceledStepSaysCanceled: after Ctrl-C the step that was running is
+// recorded and shown as canceled, not failed.
+func TestCanceledStepSaysCanceled(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := &RunOptions{Files: []string{"../examples/shop-checkout.yaml"}, Concurrency: 1, ReportDir: dir, OCR: "auto", Config: emptyFile(t),
+		Summary: filepath.Join(dir, "s.json"),
+		Open: func(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+			d, tg, release, err := openDevice(ctx, env, &DeviceFlags{Sim: true})
+			if err != nil {
+				return nil, tg, nil, err
+			}
+			return &cancelingDriver{Driver: d, cancel: cancel, n: 2}, tg, release, nil
+		}}
+	var errOut bytes.Buffer
+	env := &Env{Out: &bytes.Buffer{}, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
+	var exit *ExitError
+	if err := runRun(ctx, env, opts); !errors.As(err, &exit) || exit.Code != 130 {
+		t.Fatalf("err = %v; want exit 130", err)
+	}
+	if !regexp.MustCompile(`(?m)^shop-checkout \d+/18 canceled `).MatchString(errOut.String()) || regexp.MustCompile(`(?m)^shop-checkout \d+/18 failed `).MatchString(errOut.String()) {
+		t.Errorf("progress says a step failed, or none was canceled:\n%s", errOut.String())
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, _ := st.Runs(context.Background(), 1)
+	steps, _ := st.Steps(context.Background(), runs[0].ID)
+	var statuses []string
+	for _, s := range steps {
+		statuses = append(statuses, s.Status)
+	}
+	if runs[0].Status != store.StatusCanceled || !slices.Contains(statuses, store.StepCanceled) || slices.Contains(statuses, store.StepFailed) {
+		t.Errorf("run %s with steps %v; want a canceled run whose running step was canceled", runs[0].Status, statuses)
 	}
 }
