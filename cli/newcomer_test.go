@@ -315,3 +315,20 @@ func TestCanceledStepSaysCanceled(t *testing.T) {
 		t.Errorf("run %s with steps %v; want a canceled run whose running step was canceled", runs[0].Status, statuses)
 	}
 }
+
+// TestSimTargetWithDevicesAttached: a sim: script run without --sim while
+// a phone is attached says where it runs and how to use the phone.
+func TestSimTargetWithDevicesAttached(t *testing.T) {
+	a := startAdbLab(t, 1)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.yaml")
+	os.WriteFile(script, []byte("sim: {launch: com.apex.settings}\ntasks:\n  - name: x\n    flow:\n      - assert: {exists: Network & internet}\n"), 0o644)
+	_, errOut, err := run(t, "run", "--report-dir", dir, "--config", emptyFile(t), script)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	id := "adb/" + a.lab.Devices()[0].Serial
+	if !strings.Contains(errOut, "target sim:, so they run on a simulated phone in this process although "+id+" is attached") || !strings.Contains(errOut, "--device "+id) {
+		t.Errorf("no note that an attached phone is not used:\n%s", errOut)
+	}
+}

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -160,6 +162,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 		workers = len(devices)
 	}
 	workers = max(1, min(workers, len(jobs)))
+	noteSimTargets(ctx, env, opts, jobs)
 	prog := newProgress(env.Progress(), opts.Terminal, len(opts.Files))
 	for _, o := range outs {
 		if o.Err != nil {
@@ -316,6 +319,44 @@ func finishBatch(ctx context.Context, env *Env, opts *RunOptions, outs []runner.
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d scripts did not pass", failed, len(outs))}
 	}
 	return nil
+}
+
+// noteSimTargets says when scripts whose target is sim: will run on an
+// in-process simulated phone although real devices are attached: without
+// --sim or --device that is what the script asks for, but a person who
+// attached a phone likely meant it.
+func noteSimTargets(ctx context.Context, env *Env, opts *RunOptions, jobs []runJob) {
+	if opts.Device.Sim || opts.Device.ID != "" {
+		return
+	}
+	var files []string
+	for _, j := range jobs {
+		if j.script.Target.Kind == "sim" {
+			files = append(files, j.file)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	// Only an adb server already running is asked: a note is no reason
+	// to start one.
+	c, err := adb.NewClient(&adb.Options{Log: env.Log})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
+	defer cancel()
+	ts, _ := android.NewHost(c, &android.HostOptions{Log: env.Log}).Targets(ctx)
+	var ready []string
+	for _, t := range ts {
+		if t.Ready() {
+			ready = append(ready, t.ID)
+		}
+	}
+	if len(ready) > 0 {
+		fmt.Fprintf(env.Progress(), "apex: %s target sim:, so they run on a simulated phone in this process although %s attached; to run them there, give --device %s\n",
+			strings.Join(files, ", "), strings.Join(ready, ", ")+map[bool]string{true: " is", false: " are"}[len(ready) == 1], ready[0])
+	}
 }
 
 // batchLine is the one-line outcome of a batch: how many scripts ended
