@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -86,8 +87,10 @@ func TestWDADevices(t *testing.T) {
 
 	out := mustRun(t, "devices")
 	live := "wda/" + strings.TrimPrefix(dev.URL, "http://")
-	if f := row(t, out, live); f[1] != "ready" {
-		t.Errorf("live row = %q", f)
+	// The size is in pixels, as an Android phone's, read without a session.
+	w, h, _ := dev.Phone.Display()
+	if f := row(t, out, live); f[1] != "ready" || !strings.Contains(strings.Join(f, " "), fmt.Sprintf(" %dx%d", w, h)) {
+		t.Errorf("live row = %q; want it ready, %dx%d", f, w, h)
 	}
 	if f := row(t, out, "wda/"+strings.TrimPrefix(dead, "http://")); f[1] != "offline" || !strings.Contains(strings.Join(f, " "), "WDA not reachable at "+dead+": start WebDriverAgent with") {
 		t.Errorf("dead row = %q", f)

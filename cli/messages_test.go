@@ -24,6 +24,7 @@ import (
 // a flag no command has, fails here.
 func TestMessagesNameRealCommands(t *testing.T) {
 	root := NewRoot(nil, nil)
+	root.InitDefaultCompletionCmd() // cobra adds it only when the command line runs
 	allFlags := map[string]bool{}
 	walkCommands(root, func(c *cobra.Command) {
 		c.InitDefaultHelpFlag()

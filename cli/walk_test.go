@@ -36,7 +36,7 @@ var readmeWalk = map[string]walkStep{
 	"./apex run --sim=ios examples/login.yaml":                                                    {want: "PASS examples/login.yaml"},
 	"./apex report":               {want: "RUN  "},
 	"./apex report latest --open": {want: "report.html"},
-	`./apex act --sim --launch com.apex.shop 'tap "Search", type "headphones", then check "Noise Cancelling" exists'`:                         {want: "DONE: 3/3 steps done"},
+	`./apex act --sim --launch com.apex.shop 'tap "Search", type "headphones", then check "Noise Cancelling" exists'`:                         {want: `3. ok check "Noise Cancelling" shows`}, // what was checked, not just "ok check"
 	`./apex act --sim --launch com.apex.shop '点击“Search”，输入“耳机”'`:                                                                             {want: "DONE: 2/2 steps done"},
 	`./apex act --sim --app examples/apps/arcade.yaml --launch com.apex.arcade 'tap "Play", tap "Start game", then check "Level one" exists'`: {want: "DONE: 3/3 steps done"},
 	"./apex sim --android 2 --ios 1":                    {want: "serving", serve: true},
