@@ -226,7 +226,7 @@ func (k *killingDriver) Screenshot(ctx context.Context) ([]byte, error) {
 func TestDeviceKilledThroughAdbServer(t *testing.T) {
 	c := adbtest.StartServer(t)
 	sim := startApex(t, "sim", "--port-base", "0", "--wda-port-base", "0")
-	sim.waitFor(t, "serving")
+	sim.waitFor(t, "android-1\tadb\t")
 	var serial string
 	for _, line := range strings.Split(sim.output(), "\n") {
 		if f := strings.Fields(line); len(f) > 2 && f[0] == "android-1" {
