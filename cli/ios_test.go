@@ -38,8 +38,8 @@ func TestRunExamplesOnSimIOS(t *testing.T) {
 		if !dirHolds(t, sc.RunDir, "xcuitest") {
 			t.Errorf("the run in %s recorded no XCUITest scene: not an iPhone", sc.RunDir)
 		}
-		if !strings.Contains(out, "PASS "+sc.File) {
-			t.Errorf("output does not say %s passed:\n%s", sc.File, out)
+		if !strings.Contains(errOut, "PASS "+sc.File) {
+			t.Errorf("progress does not say %s passed:\n%s", sc.File, errOut)
 		}
 	}
 }
