@@ -1,11 +1,22 @@
 # `make test` installs what the tests need (quietly when it is already there),
-# then vets and runs every test with the race detector.
+# then vets and runs every test with the race detector. Installing uses
+# apt-get and dpkg: Debian and Ubuntu only (elsewhere, install the
+# APT_PACKAGES yourself and run `go test -race ./...`).
 
 GO ?= go
 APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-noto-cjk chromium
 NPM_DIR := .cache/npm
 
-.PHONY: test deps deps-apt deps-npm vet bench fmt
+.PHONY: test deps deps-apt deps-npm vet bench fmt install
+
+# `make install` puts apex in $(go env GOBIN) (default ~/go/bin), stamped
+# with the version (git describe) and commit `apex version` prints.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/apexagent/apex/cli.Version=$(VERSION) -X github.com/apexagent/apex/cli.Commit=$(COMMIT)
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/apex
 
 test: deps vet
 	$(GO) test -race -timeout 30m ./...

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -62,9 +63,10 @@ must review an uncertain check, 130 when cancelled.`,
 	}
 	opts.Device.Register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
+	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where the task's events are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.Launch, "launch", "", "start this app (package name) before the task")
+	cmd.RegisterFlagCompletionFunc("launch", completeApps)
 	f.StringVar(&opts.Cache, "cache", "", "replay cache file (JSON); the runs directory's store keeps one too")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	return cmd
@@ -101,7 +103,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	defer release()
 	if opts.Launch != "" {
 		if err := d.LaunchApp(ctx, opts.Launch); err != nil {
-			return fmt.Errorf("launch %s on %s: %w", opts.Launch, t.ID, err)
+			return launchError(t, &opts.Device, opts.Launch, err)
 		}
 	}
 	cache, err := agent.OpenCache(ctx, opts.Cache, st)
@@ -112,10 +114,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if err != nil {
 		return fmt.Errorf("record the task: %w", err)
 	}
-	var onEvent func(event.Event)
-	if !env.JSON {
-		onEvent = func(e event.Event) { printActEvent(env, e) }
-	}
+	onEvent := func(e event.Event) { printActEvent(env.Progress(), e) }
 	rt, err := newAgent(env, opts.Config, getenv, cache, onEvent, ocrMode)
 	if err != nil {
 		return err
@@ -133,6 +132,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if rerr != nil {
 		env.Log.Warn("write the report", "run", run.ID, "err", rerr)
 	}
+	pruneAfterRecording(ctx, env, st)
 	if env.JSON {
 		if err := env.PrintJSON(map[string]any{"run_id": run.ID, "dir": st.RunDir(run.ID), "report": reportPath, "device": t.ID, "result": res}); err != nil {
 			return err
@@ -148,27 +148,35 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 			fmt.Fprintf(env.Out, "report: %s\n", reportPath)
 		}
 	}
+	code := 1
 	switch res.Status {
 	case agent.Done:
 		return nil
 	case agent.ReviewRequired:
-		return &ExitError{Code: 2, Err: fmt.Errorf("review required: %s", res.Reason)}
+		code = 2
 	case agent.Canceled:
-		return &ExitError{Code: 130, Err: errors.New(res.Reason)}
+		code = 130
 	}
-	if actErr != nil {
-		return &ExitError{Code: 1, Err: actErr}
+	switch {
+	case res.Status == agent.ReviewRequired:
+		actErr = fmt.Errorf("review required: %s", res.Reason)
+	case res.Status == agent.Canceled:
+		actErr = errors.New(res.Reason)
+	case actErr == nil:
+		actErr = fmt.Errorf("%s: %s", res.Status, res.Reason)
 	}
-	return &ExitError{Code: 1, Err: fmt.Errorf("%s: %s", res.Status, res.Reason)}
+	// Without --json the summary printed above says why; Main saying it
+	// again would print the same reason twice.
+	return &ExitError{Code: code, Err: actErr, Shown: !env.JSON}
 }
 
 // newAgent builds the AI runtime: the roles' models from apex.yaml's
 // model: section and the environment (APEX_MODEL_*, …), or the offline rule
 // planner when none is configured. cache may be nil (in memory only).
 func newAgent(env *Env, configFile string, getenv func(string) string, cache *agent.Cache, onEvent func(event.Event), ocrMode perceive.Mode) (*agent.Runtime, error) {
-	cfg, err := llm.LoadConfig(configFile, getenv)
+	cfg, err := loadModelConfig(env, configFile, getenv)
 	if err != nil {
-		return nil, fmt.Errorf("model config: %w", err)
+		return nil, err
 	}
 	return agentFor(env, cfg, cache, onEvent, ocrMode, nil)
 }
@@ -183,9 +191,11 @@ func agentFor(env *Env, cfg *llm.Config, cache *agent.Cache, onEvent func(event.
 	return agent.New(ac)
 }
 
-// printActEvent shows progress: the plan, each step's summary, retries and
-// the tracer's alarms — projections of the event stream.
-func printActEvent(env *Env, e event.Event) {
+// printActEvent shows progress on w: the plan, each step's summary,
+// retries and the tracer's alarms — projections of the event stream. A
+// plan that failed is not shown: the task ends with it, and its summary
+// says why once.
+func printActEvent(w io.Writer, e event.Event) {
 	var p map[string]json.RawMessage
 	_ = json.Unmarshal(e.Payload, &p)
 	str := func(k string) string {
@@ -197,25 +207,23 @@ func printActEvent(env *Env, e event.Event) {
 	case event.EvPlan:
 		var steps []agent.Step
 		if json.Unmarshal(p["steps"], &steps) != nil || len(steps) == 0 {
-			if msg := str("error"); msg != "" {
-				fmt.Fprintf(env.Err, "plan: %s\n", msg)
-			}
 			return
 		}
-		fmt.Fprintf(env.Out, "plan (%s, %d steps)\n", str("source"), len(steps))
+		fmt.Fprintf(w, "plan (%s, %d steps)\n", str("source"), len(steps))
 	case event.EvStepSummary:
 		var id int
 		_ = json.Unmarshal(p["step_id"], &id)
-		fmt.Fprintf(env.Out, "  %d. %s\n", id, str("summary"))
+		fmt.Fprintf(w, "  %d. %s\n", id, indentLines(str("summary"), "     ", 0))
 	case event.EvRetry:
-		fmt.Fprintf(env.Out, "     retry: %s (%s)\n", str("strategy"), truncateRunes(str("reason"), 100))
+		fmt.Fprintf(w, "     retry: %s (%s)\n", str("strategy"), indentLines(str("reason"), "       ", 0))
 	case event.EvSignal:
 		if e.Status == event.StatusFailed {
-			fmt.Fprintf(env.Out, "     %s: %s %s\n", str("kind"), str("app"), truncateRunes(str("detail"), 100))
+			fmt.Fprintf(w, "     %s: %s %s\n", str("kind"), str("app"), indentLines(str("detail"), "       ", 0))
 		}
 	}
 }
 
+// truncateRunes shortens a name (never a message) to n runes.
 func truncateRunes(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"

@@ -16,9 +16,15 @@ import (
 	"github.com/apexagent/apex/store"
 )
 
+// actEnv is an Env whose stdout is returned; with json, stderr (the
+// progress) goes elsewhere, else to the same buffer.
 func actEnv(json bool) (*Env, *bytes.Buffer) {
-	var out bytes.Buffer
-	return &Env{Out: &out, Err: &out, Log: slog.New(slog.DiscardHandler), JSON: json}, &out
+	var out, errOut bytes.Buffer
+	env := &Env{Out: &out, Err: &out, Log: slog.New(slog.DiscardHandler), JSON: json}
+	if json {
+		env.Err = &errOut
+	}
+	return env, &out
 }
 
 func noEnv(string) string { return "" }

@@ -192,8 +192,9 @@ func checkDriveCommands(t *testing.T, devArgs []string, id *regexp.Regexp, asJSO
 	})
 	t.Run("do", func(t *testing.T) {
 		out := mustRun(t, with("do", "Tap", "--param", "locate=Shop")...)
-		if !strings.HasPrefix(out, "Tap done on ") || !id.MatchString(out) {
-			t.Errorf("apex do Tap = %q", out)
+		// It names the element it hit, so a person sees what a locator found.
+		if !regexp.MustCompile(`^Tap e\d+ \w+ "Shop" at \d+,\d+ done on `).MatchString(out) || !id.MatchString(out) {
+			t.Errorf("apex do Tap = %q; want it to name the element it tapped", out)
 		}
 		// A locator is looked for on the device's own screen, which the
 		// error shows.

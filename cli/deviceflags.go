@@ -44,6 +44,7 @@ func (f *DeviceFlags) Register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.Apps, "app", nil, "with --sim: install this app spec (YAML) too; repeatable")
 	cmd.Flags().StringVar(&f.Farm, "farm", "", "lease the device from this farm (nats://HOST:4222) and drive it through its host; token from $"+FarmTokenEnv)
 	f.FarmToken = os.Getenv(FarmTokenEnv)
+	cmd.RegisterFlagCompletionFunc("device", completeDevices)
 	cmd.Flags().DurationVar(&f.Wait, "wait-device", 0, "when another process (apex act, mcp, playground, …) holds the device, wait up to this long for it (e.g. 10s, 5m); 0 fails at once")
 }
 

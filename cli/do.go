@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
+	"github.com/apexagent/apex/wda"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/spf13/cobra"
 )
@@ -46,12 +48,12 @@ Run 'apex do --list' to see the actions and their params.`,
   apex do input --device emulator-5554 --param locate=Search --param value="red shoes"
   apex do scroll --param direction=down --param distance=600
   apex do --list`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeActions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			list, _ := cmd.Flags().GetBool("list")
 			if list {
-				_, err := fmt.Fprint(env.Out, action.ForPlatform(device.Android).Describe())
-				return err
+				return doList(cmd.Context(), env, &opts.Device)
 			}
 			if len(args) == 0 {
 				return fmt.Errorf("name an action (apex do --list shows them)")
@@ -90,16 +92,77 @@ func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
 	if a, err = space.Find(opts.Action); err != nil {
 		return fmt.Errorf("%s: %w", t.ID, err)
 	}
-	actEnv := &action.Env{Driver: d, Resolver: screenResolver(d), Log: env.Log}
+	var hit []action.Target // what the action's locators found, in order
+	resolve := screenResolver(d)
+	actEnv := &action.Env{Driver: d, Log: env.Log, Resolver: action.ResolverFunc(func(ctx context.Context, l action.Locator) (action.Target, error) {
+		t, err := resolve.Resolve(ctx, l)
+		if err == nil {
+			hit = append(hit, t)
+		}
+		return t, err
+	})}
 	start := time.Now()
 	if err := a.Run(ctx, actEnv, raw); err != nil {
 		return &doError{action: a.Name(), device: t.ID, err: err}
 	}
 	took := time.Since(start)
 	if env.JSON {
-		return env.PrintJSON(map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds()})
+		return env.PrintJSON(map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds(), "targets": hit})
 	}
-	_, err = fmt.Fprintf(env.Out, "%s done on %s in %v\n", a.Name(), t.ID, took.Round(time.Millisecond))
+	line := a.Name()
+	for _, h := range hit {
+		line += " " + targetText(h)
+	}
+	_, err = fmt.Fprintf(env.Out, "%s done on %s in %v\n", line, t.ID, took.Round(time.Millisecond))
+	return err
+}
+
+// targetText names what a locator found: the element's id, type and
+// label, and the point acted on.
+func targetText(t action.Target) string {
+	at := fmt.Sprintf("at %d,%d", t.Point.X, t.Point.Y)
+	e := t.Element
+	if e == nil {
+		return at
+	}
+	label := cmp.Or(e.Text, e.Desc, e.ResourceID)
+	if label != "" {
+		label = " " + strconv.Quote(label)
+	}
+	return fmt.Sprintf("%s %s%s %s", e.ID, e.Type, label, at)
+}
+
+// doList prints the action space of the device the flags name: --sim's
+// platform, an iPhone for --device wda:URL, else the platform of the
+// device --device finds (which must exist). With neither, Android's, and
+// where iPhones' are.
+func doList(ctx context.Context, env *Env, f *DeviceFlags) error {
+	platform, note := device.Android, ""
+	switch {
+	case f.Sim && f.ID != "":
+		return fmt.Errorf("--device and --sim both given: use one")
+	case f.Sim && f.SimPlatform == "ios":
+		platform = device.IOS
+	case f.Sim:
+	case strings.HasPrefix(f.ID, wdaPrefix):
+		if _, err := wda.ParseURL(strings.TrimPrefix(f.ID, wdaPrefix)); err != nil {
+			return fmt.Errorf("--device %s: %w", f.ID, err)
+		}
+		platform = device.IOS
+	case f.ID != "":
+		hosts, err := deviceHosts(env)
+		if err != nil {
+			return err
+		}
+		t, err := device.NewRegistry(hosts...).Resolve(ctx, f.ID)
+		if err != nil {
+			return err
+		}
+		platform = t.Platform
+	default:
+		note = "\nThese are an Android device's; an iPhone's: apex do --list --sim=ios (or --device wda:URL).\n"
+	}
+	_, err := fmt.Fprint(env.Out, action.ForPlatform(platform).Describe()+note)
 	return err
 }
 

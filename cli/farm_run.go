@@ -162,13 +162,13 @@ func printEvent(env *Env, r queue.Run, e queue.Event) {
 	case "step":
 		line := fmt.Sprintf("%s\tstep %d/%d %s: %s", r.ID, e.Step, e.Steps, e.Name, e.Status)
 		if e.Error != "" {
-			line += ": " + firstLineOf(e.Error)
+			line += ": " + indentLines(e.Error, "    ", 0)
 		}
 		fmt.Fprintln(env.Out, line)
 	case "end":
 		line := fmt.Sprintf("%s\t%s\t%s", r.ID, e.State, r.Name)
 		if e.Reason != "" {
-			line += ": " + firstLineOf(e.Reason)
+			line += ": " + indentLines(e.Reason, "    ", 0)
 		}
 		if e.Report != "" {
 			line += " (report: " + e.Report + ")"
@@ -296,7 +296,7 @@ func newCmdFarmRuns(env *Env) *cobra.Command {
 			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "RUN\tSTATE\tPROJECT\tSCRIPT\tDEVICE\tREASON")
 			for _, r := range shown {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Project, r.Name, r.Device, firstLineOf(r.Reason))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Project, r.Name, r.Device, oneLine(r.Reason))
 			}
 			return tw.Flush()
 		},

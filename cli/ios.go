@@ -10,6 +10,8 @@ import (
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/ios"
+	"github.com/apexagent/apex/internal/yamlerr"
+	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/wda"
 	"gopkg.in/yaml.v3"
@@ -19,18 +21,24 @@ import (
 // (--device wda:http://127.0.0.1:8100), opened without listing hosts.
 const wdaPrefix = "wda:"
 
-// wdaConfig is the file whose wda: section lists WebDriverAgent URLs,
-// as the other commands default to apex.yaml in the working directory.
-const wdaConfig = "apex.yaml"
-
 // wdaHost is the iPhones of the WebDriverAgent URLs in apex.yaml's wda:
-// section and in APEX_WDA_URLS.
+// section (the apex.yaml the other commands find) and in APEX_WDA_URLS.
 func wdaHost(env *Env) (*ios.Host, error) {
-	urls, err := wdaURLsFromConfig(wdaConfig)
+	urls, err := configuredWDAURLs()
 	if err != nil {
 		return nil, err
 	}
 	return ios.NewHost(append(urls, ios.URLsFromEnv(os.Getenv)...), &ios.HostOptions{Log: env.Log, Driver: &ios.Options{Log: env.Log}})
+}
+
+// configuredWDAURLs are the URLs of the wda: section of the apex.yaml
+// discovery finds (none without one).
+func configuredWDAURLs() ([]string, error) {
+	file, _ := configFile("", os.Getenv)
+	if file == "" {
+		return nil, nil
+	}
+	return wdaURLsFromConfig(file)
 }
 
 // wdaURLsFromConfig reads the wda: section of file (a missing file, or
@@ -52,7 +60,8 @@ func wdaURLsFromConfig(file string) ([]string, error) {
 		} `yaml:"wda"`
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		line, msg := yamlerr.Locate(data, err)
+		return nil, &llm.ConfigError{File: file, Line: line, Msg: "invalid YAML: " + msg}
 	}
 	n := &doc.WDA.URLs
 	var urls []string

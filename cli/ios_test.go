@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -37,8 +38,8 @@ func TestRunExamplesOnSimIOS(t *testing.T) {
 		if !dirHolds(t, sc.RunDir, "xcuitest") {
 			t.Errorf("the run in %s recorded no XCUITest scene: not an iPhone", sc.RunDir)
 		}
-		if !strings.Contains(out, "PASS "+sc.File) {
-			t.Errorf("output does not say %s passed:\n%s", sc.File, out)
+		if !strings.Contains(errOut, "PASS "+sc.File) {
+			t.Errorf("progress does not say %s passed:\n%s", sc.File, errOut)
 		}
 	}
 }
@@ -86,8 +87,10 @@ func TestWDADevices(t *testing.T) {
 
 	out := mustRun(t, "devices")
 	live := "wda/" + strings.TrimPrefix(dev.URL, "http://")
-	if f := row(t, out, live); f[1] != "ready" {
-		t.Errorf("live row = %q", f)
+	// The size is in pixels, as an Android phone's, read without a session.
+	w, h, _ := dev.Phone.Display()
+	if f := row(t, out, live); f[1] != "ready" || !strings.Contains(strings.Join(f, " "), fmt.Sprintf(" %dx%d", w, h)) {
+		t.Errorf("live row = %q; want it ready, %dx%d", f, w, h)
 	}
 	if f := row(t, out, "wda/"+strings.TrimPrefix(dead, "http://")); f[1] != "offline" || !strings.Contains(strings.Join(f, " "), "WDA not reachable at "+dead+": start WebDriverAgent with") {
 		t.Errorf("dead row = %q", f)
@@ -108,8 +111,8 @@ func TestWDADevices(t *testing.T) {
 	// A script's ios: target names its WebDriverAgent with wdaUrl.
 	script := filepath.Join(t.TempDir(), "ios.yaml")
 	os.WriteFile(script, []byte("ios:\n  wdaUrl: "+dev.URL+"\n  launch: com.apex.login\ntasks:\n  - name: sign-in screen\n    flow:\n      - assert: {exists: {id: username}}\n"), 0o644)
-	if out := mustRun(t, "run", "--report-dir", filepath.Join(t.TempDir(), "runs"), script); !strings.Contains(out, "PASS "+script) {
-		t.Errorf("apex run of an ios: script = %s", out)
+	if _, errOut, err := run(t, "run", "--report-dir", filepath.Join(t.TempDir(), "runs"), script); err != nil || !strings.Contains(errOut, "PASS "+script) {
+		t.Errorf("apex run of an ios: script = %v\n%s", err, errOut)
 	}
 	mustFail(t, []string{"source", "--sim=windows"}, "--sim=ios")
 }

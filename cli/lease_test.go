@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(lease.DirEnv, dir)
+	// Nor do they read the machine's own ~/.config/apex/apex.yaml.
+	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -12,7 +12,6 @@ import (
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/device/lease"
-	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -40,10 +39,11 @@ type MCPOptions struct {
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
-	opts := &MCPOptions{ADB: true, Config: "apex.yaml"}
+	opts := &MCPOptions{ADB: true}
 	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve devices and the action space to LLM agents over MCP",
+		Use:         "mcp",
+		Annotations: map[string]string{annotBlocks: "until Ctrl-C"},
+		Short:       "Serve devices and the action space to LLM agents over MCP",
 		Long: `Serve Apex over the Model Context Protocol, so agents in Claude, Cursor,
 Codex and other MCP hosts drive phones with no glue code. Tools: device_list,
 device_open, device_screenshot, device_close, observe, scene_diff, one tool
@@ -76,7 +76,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:7300) instead of stdio")
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
-	f.StringVar(&opts.Config, "config", opts.Config, "apex.yaml whose model: section (with APEX_MODEL_* in the environment) configures act, assert and query; none means the offline rule planner")
+	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where act tasks are recorded, each a run with its steps and HTML report (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.DurationVar(&opts.Idle, "idle", mcp.DefaultIdleTimeout, "release a device after this long without a tool call")
@@ -193,15 +193,15 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// host (Claude, Cursor, …) starts its own apex mcp, and apex act, run,
 	// do and playground lease devices in the same directory.
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lease.DefaultDir(),
-		Log: env.Log, Version: Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}, Runs: runs})
+		Log: env.Log, Version: readBuildInfo().Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}, Runs: runs})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the
 // config file and environment, or the offline rule planner without them.
 func mcpAI(env *Env, file string, engine ocr.Engine, mode perceive.Mode) (agent.AI, error) {
-	cfg, err := llm.LoadConfig(file, os.Getenv)
+	cfg, err := loadModelConfig(env, file, nil)
 	if err != nil {
-		return nil, fmt.Errorf("model config: %w", err)
+		return nil, err
 	}
 	ac := agent.Config{Log: env.Log, Perception: perceive.Options{Engine: engine, Mode: mode}}
 	if cfg.Configured() {

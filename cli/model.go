@@ -91,29 +91,14 @@ screenshots.`,
   apex --json model test`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("config") {
-				if _, err := os.Stat(opts.Config); err != nil {
-					return fmt.Errorf("--config %s: %w", opts.Config, err)
-				}
-			}
 			return modelTestRun(cmd.Context(), env, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section to read (missing is fine)")
+	cmd.Flags().StringVar(&opts.Config, "config", "", configUsage)
 	cmd.Flags().StringSliceVar(&opts.Roles, "role", nil, "test only these roles (repeatable; default: every role)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 30*time.Second, "how long each endpoint may take to answer")
 	cmd.Flags().BoolVar(&opts.Image, "image", false, "send a small red PNG too and ask its colour (checks the model reads screenshots)")
 	return cmd
-}
-
-// loadModelConfig reads apex.yaml's model: section and the environment.
-func loadModelConfig(env *Env, file string, getenv func(string) string) (*llm.Config, error) {
-	cfg, err := llm.LoadConfig(file, getenv)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Log = env.Log
-	return cfg, nil
 }
 
 func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
@@ -125,7 +110,7 @@ func modelTestRun(ctx context.Context, env *Env, opts *ModelTestOptions) error {
 		return err
 	}
 	if !cfg.Configured() && len(cfg.Roles) == 0 {
-		return fmt.Errorf("no model configured: set APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY (or Midscene's MIDSCENE_MODEL_NAME / MIDSCENE_MODEL_BASE_URL / MIDSCENE_MODEL_API_KEY), or add a model: section to %s", opts.Config)
+		return fmt.Errorf("no model configured: set APEX_MODEL_NAME, APEX_MODEL_BASE_URL and APEX_MODEL_API_KEY (or Midscene's MIDSCENE_MODEL_NAME / MIDSCENE_MODEL_BASE_URL / MIDSCENE_MODEL_API_KEY), or add a model: section to apex.yaml (here, in a parent directory, or in $XDG_CONFIG_HOME/apex/)")
 	}
 	if opts.Timeout > 0 {
 		cfg.Model.Timeout = opts.Timeout

@@ -26,7 +26,7 @@ func modelGetenv(kv map[string]string) func(string) string {
 
 func TestModelTestNothingConfigured(t *testing.T) {
 	env, _ := modelEnv(false)
-	err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: filepath.Join(t.TempDir(), "apex.yaml"), Getenv: modelGetenv(nil)})
+	err := modelTestRun(context.Background(), env, &ModelTestOptions{Config: emptyFile(t), Getenv: modelGetenv(nil)})
 	if err == nil || !strings.Contains(err.Error(), "set APEX_MODEL_NAME") || !strings.Contains(err.Error(), "MIDSCENE_MODEL_NAME") {
 		t.Fatalf("err = %v; want one naming the variables to set", err)
 	}

@@ -63,8 +63,9 @@ const simTargetID = "sim"
 func newCmdPlayground(env *Env) *cobra.Command {
 	opts := &PlaygroundOptions{}
 	cmd := &cobra.Command{
-		Use:   "playground",
-		Short: "Serve the playground API: a device session, manual actions, goals and a live preview",
+		Use:         "playground",
+		Annotations: map[string]string{annotBlocks: "until Ctrl-C"},
+		Short:       "Serve the playground API: a device session, manual actions, goals and a live preview",
 		Long: `Serve the playground on 127.0.0.1, from the first free port at --port on, and
 print its URL (opened in the browser unless --no-open). The web page at / shows
 the live screen (click to tap, drag to swipe, type), runs goals or single script
@@ -100,7 +101,7 @@ Ctrl-C stops the server and releases the device.`,
 	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.BoolVar(&opts.AllowShell, "allow-shell", false, "let script steps sent to /execute run shell commands on the device (runAdbShell, runWdaRequest)")
-	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
+	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
 }

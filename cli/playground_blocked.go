@@ -42,7 +42,7 @@ func playgroundBlocked(ctx context.Context, env *Env) error {
 			r.adbServer = true
 		}
 	}
-	urls, _ := wdaURLsFromConfig(wdaConfig) // a broken file is reported when listing
+	urls, _ := configuredWDAURLs() // a broken file is reported when listing
 	r.wdaURLs = len(urls) + len(ios.URLsFromEnv(os.Getenv))
 	return blockedBy(r)
 }

@@ -26,7 +26,7 @@ func startPlayground(t *testing.T, opts *PlaygroundOptions) string {
 		opts.Getenv = func(string) string { return "" }
 	}
 	if opts.Config == "" {
-		opts.Config = "testdata-none.yaml"
+		opts.Config = emptyFile(t)
 	}
 	urls := make(chan string, 1)
 	opts.Serving = func(url string) { urls <- url }

@@ -84,7 +84,7 @@ func TestPlaygroundSim(t *testing.T) {
 		Device:  DeviceFlags{Sim: true},
 		Port:    DefaultPlaygroundPort,
 		Dir:     t.TempDir(),
-		Config:  "testdata-none.yaml",
+		Config:  emptyFile(t),
 		Getenv:  func(string) string { return "" },
 		OpenURL: func(_ context.Context, url string) error { opened = append(opened, url); return nil },
 	}
@@ -165,7 +165,7 @@ func TestPlaygroundCommandFlags(t *testing.T) {
 		t.Fatalf("--port default: %v", f)
 	}
 	t.Setenv(RunsDirEnv, t.TempDir())
-	cmd.SetArgs([]string{"--no-open", "--port", "0", "--config", "none.yaml"})
+	cmd.SetArgs([]string{"--no-open", "--port", "0", "--config", emptyFile(t)})
 	if err := cmd.ExecuteContext(ctx); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -269,7 +269,7 @@ func TestPlaygroundWithToken(t *testing.T) {
 		Device: DeviceFlags{Sim: true},
 		Host:   "127.0.0.1",
 		Dir:    t.TempDir(),
-		Config: "testdata-none.yaml",
+		Config: emptyFile(t),
 		Getenv: func(k string) string {
 			if k == PlaygroundTokenEnv {
 				return token

@@ -61,7 +61,8 @@ screenshots: open it in any browser, or pass --open.`,
 		Example: `  apex report
   apex report latest --open
   apex --json report --dir ci-runs`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeRunIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.RunID = args[0]

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is set at build time with -ldflags "-X github.com/apexagent/apex/cli.Version=…".
-var Version = "dev"
-
 // Env is what every command shares: output streams, the logger and the
 // global flags.
 type Env struct {
@@ -28,17 +24,13 @@ type Env struct {
 	logLevel string
 }
 
-// PrintJSON writes v as indented JSON on Out.
-func (e *Env) PrintJSON(v any) error {
-	enc := json.NewEncoder(e.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // ExitError carries a process exit code through cobra without printing twice.
 type ExitError struct {
 	Code int
 	Err  error
+	// Shown means the command already printed Err's reason (in its
+	// result), so Main does not print it again.
+	Shown bool
 }
 
 func (e *ExitError) Error() string {
@@ -48,6 +40,10 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// annotBlocks marks a command that serves until interrupted, so a
+// command line chaining another after it with && never reaches it.
+const annotBlocks = "apex/blocks"
 
 // NewRoot builds the apex command tree writing to out and errOut.
 func NewRoot(out, errOut io.Writer) *cobra.Command {
@@ -71,6 +67,8 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 			return nil
 		},
 	}
+	root.Version = readBuildInfo().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(out)
 	root.SetErr(errOut)
 	root.PersistentFlags().StringVar(&env.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
@@ -90,8 +88,26 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 		newCmdModel(env),
 		newCmdPlayground(env),
 		newCmdFarm(env),
+		newCmdRuns(env),
 	)
+	usageOnArgErrors(root)
 	return root
+}
+
+// usageOnArgErrors makes every command whose arguments are wrong show its
+// usage under the error, so "apex run" alone says what it takes.
+func usageOnArgErrors(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return fmt.Errorf("%w\n\n%s", err, strings.TrimRight(cmd.UsageString(), "\n"))
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageOnArgErrors(sub)
+	}
 }
 
 // Main runs the command line and returns the process exit code. Ctrl-C
@@ -107,7 +123,7 @@ func Main(args []string) int {
 	}
 	var exit *ExitError
 	if errors.As(err, &exit) {
-		if exit.Err != nil {
+		if exit.Err != nil && !exit.Shown {
 			fmt.Fprintln(os.Stderr, "apex:", exit.Err)
 		}
 		return exit.Code

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,4 +35,14 @@ func TestBadLogLevel(t *testing.T) {
 	if _, _, err := run(t, "--log-level", "loud", "version"); err == nil || !strings.Contains(err.Error(), "debug, info") {
 		t.Fatalf("bad --log-level err = %v; want one that lists the levels", err)
 	}
+}
+
+// emptyFile is an empty apex.yaml: no model, whatever the machine has.
+func emptyFile(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "apex.yaml")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -67,7 +69,12 @@ finishes every record.`,
 		Example: `  apex run --sim examples/shop-checkout.yaml
   apex run --sim --concurrency 3 --junit results.xml examples/*.yaml
   apex run --device emulator-5554 --retry 1 smoke.yaml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("name the scripts to run (examples/*.yaml are some that pass on --sim)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			return runRun(cmd.Context(), env, opts)
@@ -80,7 +87,7 @@ finishes every record.`,
 	f.StringVar(&opts.Summary, "summary", "", "write a JSON summary of every script to this file")
 	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report (one testsuite per script, one testcase per task) to this file")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
-	f.StringVar(&opts.Config, "config", "apex.yaml", "model settings for ai* steps (apex.yaml; APEX_MODEL_* override it); without a model, ai* goals in the controlled language still run")
+	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Output, "output", "", "write the script's results (aiQuery, aiNumber, aiString, aiBoolean, aiLocate, named runAdbShell) to this JSON file, as Midscene does (default: the script's android.output or ios.output); one script only")
 	f.StringVar(&opts.Report, "report", "files", "files: the report refers to its screenshots beside it (small, for long runs); inline: one HTML file with compact screenshots inside, to mail or attach to a CI run")
 	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
@@ -95,6 +102,7 @@ type runJob struct {
 }
 
 func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
+	start := time.Now()
 	if _, err := perceive.ParseMode(opts.OCR); err != nil {
 		return fmt.Errorf("--ocr: %w", err)
 	}
@@ -112,9 +120,9 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	}
 	// Read the model settings once, before any device starts, so a bad
 	// apex.yaml fails the batch at once.
-	model, err := llm.LoadConfig(opts.Config, os.Getenv)
+	model, err := loadModelConfig(env, opts.Config, nil)
 	if err != nil {
-		return fmt.Errorf("model config: %w", err)
+		return err
 	}
 	opts.model = model
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
@@ -159,12 +167,13 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	workers := opts.Concurrency
 	if !opts.Device.Sim && workers > len(devices) {
 		if workers > 1 {
-			fmt.Fprintf(env.Err, "apex: --concurrency %d without --sim needs %d devices (--device A,B,…); running %d at a time\n", workers, workers, len(devices))
+			fmt.Fprintf(env.Progress(), "apex: --concurrency %d without --sim needs %d devices (--device A,B,…); running %d at a time\n", workers, workers, len(devices))
 		}
 		workers = len(devices)
 	}
 	workers = max(1, min(workers, len(jobs)))
-	prog := newProgress(env.Out, opts.Terminal, len(opts.Files))
+	noteSimTargets(ctx, env, opts, jobs)
+	prog := newProgress(env.Progress(), opts.Terminal, len(opts.Files))
 	for _, o := range outs {
 		if o.Err != nil {
 			prog.finished(o)
@@ -202,7 +211,8 @@ feed:
 		}
 	}
 	prog.done()
-	return finishBatch(ctx, env, opts, outs)
+	pruneAfterRecording(ctx, env, st)
+	return finishBatch(ctx, env, opts, outs, time.Since(start))
 }
 
 // runScript runs one script, retrying a failure up to opts.Retry times.
@@ -219,7 +229,7 @@ func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store,
 			break
 		}
 		if attempt < opts.Retry {
-			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.file, attempt+2, opts.Retry+1, firstLineOf(o.Reason())))
+			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.file, attempt+2, opts.Retry+1, o.Reason()))
 		}
 	}
 	return o
@@ -287,8 +297,10 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	return res, path, nil
 }
 
-// finishBatch writes the summary and JUnit files and picks the exit code.
-func finishBatch(ctx context.Context, env *Env, opts *RunOptions, outs []runner.Outcome) error {
+// finishBatch writes the summary and JUnit files, prints the batch's
+// outcome (the JSON summary with --json, else a line when the batch had
+// several scripts) and picks the exit code.
+func finishBatch(ctx context.Context, env *Env, opts *RunOptions, outs []runner.Outcome, took time.Duration) error {
 	var errs []error
 	if opts.Summary != "" {
 		errs = append(errs, writeFileWith(opts.Summary, func(w io.Writer) error { return runner.WriteSummary(w, outs) }))
@@ -308,6 +320,11 @@ func finishBatch(ctx context.Context, env *Env, opts *RunOptions, outs []runner.
 			failed++
 		}
 	}
+	if !env.JSON && len(outs) > 1 {
+		if _, err := fmt.Fprintln(env.Out, batchLine(outs, took)); err != nil {
+			return err
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		return &ExitError{Code: 130, Err: fmt.Errorf("interrupted: %d of %d scripts did not pass", failed, len(outs))}
@@ -315,6 +332,60 @@ func finishBatch(ctx context.Context, env *Env, opts *RunOptions, outs []runner.
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d scripts did not pass", failed, len(outs))}
 	}
 	return nil
+}
+
+// noteSimTargets says when scripts whose target is sim: will run on an
+// in-process simulated phone although real devices are attached: without
+// --sim or --device that is what the script asks for, but a person who
+// attached a phone likely meant it.
+func noteSimTargets(ctx context.Context, env *Env, opts *RunOptions, jobs []runJob) {
+	if opts.Device.Sim || opts.Device.ID != "" {
+		return
+	}
+	var files []string
+	for _, j := range jobs {
+		if j.script.Target.Kind == "sim" {
+			files = append(files, j.file)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	// Only an adb server already running is asked: a note is no reason
+	// to start one.
+	c, err := adb.NewClient(&adb.Options{Log: env.Log})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout)
+	defer cancel()
+	ts, _ := android.NewHost(c, &android.HostOptions{Log: env.Log}).Targets(ctx)
+	var ready []string
+	for _, t := range ts {
+		if t.Ready() {
+			ready = append(ready, t.ID)
+		}
+	}
+	if len(ready) > 0 {
+		fmt.Fprintf(env.Progress(), "apex: %s target sim:, so they run on a simulated phone in this process although %s attached; to run them there, give --device %s\n",
+			strings.Join(files, ", "), strings.Join(ready, ", ")+map[bool]string{true: " is", false: " are"}[len(ready) == 1], ready[0])
+	}
+}
+
+// batchLine is the one-line outcome of a batch: how many scripts ended
+// how, and how long the batch took.
+func batchLine(outs []runner.Outcome, took time.Duration) string {
+	counts := map[string]int{}
+	for _, o := range outs {
+		counts[o.Status()]++
+	}
+	var parts []string
+	for _, st := range []string{store.StatusPassed, store.StatusFailed, store.StatusError, store.StatusCanceled} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	return fmt.Sprintf("%d scripts: %s in %s", len(outs), strings.Join(parts, ", "), since(took))
 }
 
 func writeFileWith(path string, write func(io.Writer) error) error {
@@ -347,14 +418,6 @@ func knownAction(name string, params json.RawMessage) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-func firstLineOf(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > 160 {
-		return string(r[:159]) + "…"
-	}
-	return s
 }
 
 // since formats a duration for progress lines.

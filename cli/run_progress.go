@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -28,13 +27,9 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, force *bool, total int) *progress {
-	tty := false
+	tty := isTerminal(w)
 	if force != nil {
 		tty = *force
-	} else if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			tty = os.Getenv("TERM") != "dumb"
-		}
 	}
 	return &progress{w: w, tty: tty, total: total, running: map[string]runner.Progress{}}
 }
@@ -50,9 +45,9 @@ func (p *progress) step(file string, s runner.Progress) {
 	if !p.tty {
 		line := fmt.Sprintf("%s %d/%d %s %s", scriptName(file), s.Step, s.Steps, s.Status, s.Name)
 		if s.Status == store.StepFailed && s.Error != "" {
-			line += ": " + firstLineOf(s.Error)
+			line += ": " + s.Error
 		}
-		fmt.Fprintln(p.w, line)
+		p.println(line)
 		return
 	}
 	p.running[file] = s
@@ -77,15 +72,15 @@ func (p *progress) finished(o runner.Outcome) {
 	}
 	if !o.Passed() {
 		if reason := o.Reason(); reason != "" {
-			line += "\n     " + o.Status() + ": " + firstLineOf(reason)
+			line += "\n" + o.Status() + ": " + reason
 		}
 	}
 	if o.Report != "" {
-		line += "\n     report: " + o.Report
+		line += "\nreport: " + o.Report
 	} else if o.Result != nil {
-		line += "\n     run: " + o.Result.Run.Dir
+		line += "\nrun: " + o.Result.Run.Dir
 	}
-	fmt.Fprintln(p.w, line)
+	p.println(line)
 	p.draw()
 }
 
@@ -94,8 +89,18 @@ func (p *progress) note(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
-	fmt.Fprintln(p.w, s)
+	p.println(s)
 	p.draw()
+}
+
+// println writes one message whole: its later lines indented under the
+// first, and on a terminal wrapped to its width.
+func (p *progress) println(s string) {
+	width := 0
+	if p.tty {
+		width = termWidth()
+	}
+	fmt.Fprintln(p.w, indentLines(s, "     ", width))
 }
 
 func (p *progress) done() {

@@ -98,8 +98,8 @@ func TestRunExamplesOnSim(t *testing.T) {
 		if _, err := os.Stat(sc.Report); err != nil {
 			t.Errorf("%s: report: %v", sc.File, err)
 		}
-		if !strings.Contains(out, "PASS "+sc.File) || !strings.Contains(out, "report: "+sc.Report) {
-			t.Errorf("output does not say %s passed and where its report is:\n%s", sc.File, out)
+		if !strings.Contains(errOut, "PASS "+sc.File) || !strings.Contains(errOut, "report: "+sc.Report) {
+			t.Errorf("progress does not say %s passed and where its report is:\n%s", sc.File, errOut)
 		}
 		if !strings.HasPrefix(sc.Device, "sim/127.0.0.1:") {
 			t.Errorf("%s ran on %q, want a simulated phone", sc.File, sc.Device)
@@ -134,8 +134,8 @@ func TestRunThroughAdbServer(t *testing.T) {
 		t.Fatalf("JUnit: %+v", j)
 	}
 	for _, f := range files {
-		if !strings.Contains(out, "PASS "+f) {
-			t.Errorf("%s did not pass through the adb server:\n%s", f, out)
+		if !strings.Contains(errOut, "PASS "+f) {
+			t.Errorf("%s did not pass through the adb server:\n%s", f, errOut)
 		}
 	}
 }
@@ -148,7 +148,7 @@ func TestRunFailuresAndExitCode(t *testing.T) {
 	os.WriteFile(failing, []byte("sim:\n  launch: com.apex.login\ntasks:\n  - name: sign in\n    flow:\n      - tap: Register\n"), 0o644)
 	summary := filepath.Join(dir, "s.json")
 	junit := filepath.Join(dir, "j.xml")
-	out, _, err := run(t, "run", "--retry", "1", "--summary", summary, "--junit", junit, "--report-dir", dir, bad, failing, "../examples/login.yaml")
+	_, out, err := run(t, "run", "--retry", "1", "--summary", summary, "--junit", junit, "--report-dir", dir, bad, failing, "../examples/login.yaml")
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(err.Error(), "2 of 3 scripts did not pass") {
 		t.Fatalf("err = %v; want exit 1\n%s", err, out)
@@ -265,7 +265,7 @@ tasks:
       - aiAct: find me something nice to wear and buy it
 `), 0o644)
 	summary := filepath.Join(dir, "s.json")
-	out, _, err := run(t, "run", "--summary", summary, "--report-dir", dir, "--config", filepath.Join(dir, "none.yaml"), ok, vague)
+	out, _, err := run(t, "run", "--summary", summary, "--report-dir", dir, "--config", emptyFile(t), ok, vague)
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 1 {
 		t.Fatalf("err = %v\n%s", err, out)
@@ -310,7 +310,7 @@ func TestRunBadModelConfig(t *testing.T) {
 		}}
 	env := &Env{Out: io.Discard, Err: io.Discard, Log: slog.New(slog.DiscardHandler)}
 	err := runRun(context.Background(), env, opts)
-	if err == nil || !strings.Contains(err.Error(), "model config") || !strings.Contains(err.Error(), "nmae") {
+	if err == nil || !strings.Contains(err.Error(), "apex.yaml:2: model: unknown setting \"nmae\"") {
 		t.Errorf("err = %v; want the model config's error naming the bad key", err)
 	}
 	if opened {

@@ -37,9 +37,12 @@ Apps come from the built-ins plus any --app YAML specs (docs/sim-apps.md).
 GET /devices and GET /devices/{serial}/state/{package}.`,
 		Example: `  apex sim
   apex sim --android 3 --app myapp.yaml --state-addr 127.0.0.1:7000
+  apex sim --ios 2
+  # apex sim serves until Ctrl-C; in another terminal:
   adb connect 127.0.0.1:6520 && adb -s 127.0.0.1:6520 shell wm size
-  apex sim --ios 2 && curl http://127.0.0.1:8100/status`,
-		Args: cobra.NoArgs,
+  curl http://127.0.0.1:8100/status`,
+		Annotations: map[string]string{annotBlocks: "until Ctrl-C"},
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.IOS > 0 && !cmd.Flags().Changed("android") {
 				opts.Android = 0

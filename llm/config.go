@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -194,12 +193,19 @@ func LoadConfig(file string, getenv func(string) string) (*Config, error) {
 }
 
 func (c *Config) loadYAML(file string, data []byte, getenv func(string) string) error {
-	var doc map[string]yaml.Node
+	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("llm: %s: %w", file, err)
+		return syntaxError(file, data, err)
 	}
-	node, ok := doc["model"]
-	if !ok {
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return &ConfigError{File: file, Line: root.Line, Msg: "expected sections (model:, wda:, …), got " + describeNode(root)}
+	}
+	_, node := mapEntry(root, "model")
+	if node == nil {
 		return nil
 	}
 	if node.Kind == yaml.ScalarNode {
@@ -208,65 +214,83 @@ func (c *Config) loadYAML(file string, data []byte, getenv func(string) string) 
 		c.Sources["model"] = file
 		return nil
 	}
-	// Re-encode the section to decode it strictly: a misspelt key is an
-	// error, not a silently ignored setting.
-	raw, err := yaml.Marshal(&node)
-	if err != nil {
-		return fmt.Errorf("llm: %s: model: %w", file, err)
+	// Every key is checked, so a misspelt one is an error at its line, not
+	// a setting silently ignored.
+	if err := checkKeys(file, node, "model", fileModel{}); err != nil {
+		return err
+	}
+	_, roles := mapEntry(node, "roles")
+	_, prices := mapEntry(node, "prices")
+	_, tiers := mapEntry(node, "tiers")
+	for _, group := range []struct {
+		n    *yaml.Node
+		path string
+		v    any
+	}{{roles, "model.roles", fileEndpoint{}}, {tiers, "model.tiers", fileEndpoint{}}, {prices, "model.prices", Price{}}} {
+		if group.n == nil || group.n.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(group.n.Content); i += 2 {
+			if err := checkKeys(file, group.n.Content[i+1], group.path+"."+group.n.Content[i].Value, group.v); err != nil {
+				return err
+			}
+		}
 	}
 	var m fileModel
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("llm: %s: model: section (line %d): %w", file, node.Line, err)
+	if err := node.Decode(&m); err != nil {
+		return typeError(file, node, "model", err)
 	}
-	where := file
 	if m.Tier != "" {
-		return fmt.Errorf("llm: %s model.tier: a tier belongs to a role (model.roles.<role>.tier); the model: section is the default of every tier", file)
+		return at(file, node, "model", fieldErrorf("tier", "a tier belongs to a role (model.roles.<role>.tier); the model: section is the default of every tier"))
 	}
-	if c.Model, err = m.endpoint(getenv, where+" model:"); err != nil {
-		return err
+	var err error
+	if c.Model, err = m.endpoint(getenv); err != nil {
+		return at(file, node, "model", err)
 	}
 	for _, k := range []string{"provider", "base_url", "model", "api_key"} {
 		if c.Model.field(k) != "" {
-			c.Sources[k] = where
+			c.Sources[k] = file
 		}
 	}
 	c.MaxRetries = m.MaxRetries
 	if m.Backoff != "" {
 		if c.Backoff, err = time.ParseDuration(m.Backoff); err != nil {
-			return fmt.Errorf("llm: %s model.backoff %q: %w (write e.g. 500ms)", file, m.Backoff, err)
+			return at(file, node, "model", fieldErrorf("backoff", "%q is not a duration (write e.g. 500ms)", m.Backoff))
 		}
 	}
 	for name, p := range m.Prices {
 		c.Prices[name] = p
 	}
 	for name, fe := range m.Tiers {
-		t, err := parseTier(name, fmt.Sprintf("%s model.tiers.%s:", where, name))
+		kn, vn := mapEntry(tiers, name)
+		t, err := parseTier(name)
 		if err != nil {
-			return err
+			return &ConfigError{File: file, Line: kn.Line, Key: "model.tiers." + name, Msg: err.Error()}
 		}
 		if t == TierRules || fe.Tier != "" {
-			return fmt.Errorf("llm: %s model.tiers.%s: give a tier (strong, vision or small) its model; the rules tier has none", where, name)
+			return &ConfigError{File: file, Line: kn.Line, Key: "model.tiers." + name, Msg: "give a tier (strong, vision or small) its model; the rules tier has none"}
 		}
 		if c.Tiers == nil {
 			c.Tiers = map[Tier]Endpoint{}
 		}
-		if c.Tiers[t], err = fe.endpoint(getenv, fmt.Sprintf("%s model.tiers.%s:", where, name)); err != nil {
-			return err
+		if c.Tiers[t], err = fe.endpoint(getenv); err != nil {
+			return at(file, vn, "model.tiers."+name, err)
 		}
 	}
 	for role, fe := range m.Roles {
-		e, err := fe.endpoint(getenv, fmt.Sprintf("%s model.roles.%s:", where, role))
+		e, err := fe.endpoint(getenv)
 		if err != nil {
-			return err
+			_, rn := mapEntry(roles, role)
+			return at(file, rn, "model.roles."+role, err)
 		}
 		c.Roles[role] = e
 	}
 	return nil
 }
 
-func (f fileEndpoint) endpoint(getenv func(string) string, where string) (Endpoint, error) {
+// endpoint checks the settings and makes them an Endpoint; a wrong value
+// is a fieldError naming its key.
+func (f fileEndpoint) endpoint(getenv func(string) string) (Endpoint, error) {
 	e := Endpoint{
 		Provider: strings.ToLower(f.Provider), BaseURL: expandEnv(f.BaseURL, getenv),
 		Model: firstNonEmpty(f.Model, f.Name), APIKey: expandEnv(f.APIKey, getenv),
@@ -274,16 +298,16 @@ func (f fileEndpoint) endpoint(getenv func(string) string, where string) (Endpoi
 		Headers: f.Headers, Vision: f.Vision,
 	}
 	if f.Tier != "" {
-		t, err := parseTier(f.Tier, where)
+		t, err := parseTier(f.Tier)
 		if err != nil {
-			return e, err
+			return e, fieldErrorf("tier", "%v", err)
 		}
 		e.Tier = t
 	}
 	if len(f.ExtraBody) > 0 {
 		b, err := json.Marshal(f.ExtraBody)
 		if err != nil {
-			return e, fmt.Errorf("llm: %s extra_body: %w", where, err)
+			return e, fieldErrorf("extra_body", "%v", err)
 		}
 		e.ExtraBody = b
 	}
@@ -291,29 +315,29 @@ func (f fileEndpoint) endpoint(getenv func(string) string, where string) (Endpoi
 		e.Headers[k] = expandEnv(v, getenv)
 	}
 	if f.Model != "" && f.Name != "" && f.Model != f.Name {
-		return e, fmt.Errorf("llm: %s both name: %q and model: %q; keep one", where, f.Name, f.Model)
+		return e, fieldErrorf("model", "both name: %q and model: %q; keep one", f.Name, f.Model)
 	}
 	if f.APIKeyEnv != "" && e.APIKey == "" {
 		if e.APIKey = getenv(f.APIKeyEnv); e.APIKey == "" {
-			return e, fmt.Errorf("llm: %s api_key_env: %s is not set; export it", where, f.APIKeyEnv)
+			return e, fieldErrorf("api_key_env", "%s is not set; export it", f.APIKeyEnv)
 		}
 	}
 	if f.Timeout != "" {
 		d, err := time.ParseDuration(f.Timeout)
 		if err != nil || d <= 0 {
-			return e, fmt.Errorf("llm: %s timeout: %q is not a duration (write e.g. 60s)", where, f.Timeout)
+			return e, fieldErrorf("timeout", "%q is not a duration (write e.g. 60s)", f.Timeout)
 		}
 		e.Timeout = d
 	}
 	if f.Temperature != nil && (*f.Temperature < 0 || *f.Temperature > 2) {
-		return e, fmt.Errorf("llm: %s temperature: %v is outside 0…2", where, *f.Temperature)
+		return e, fieldErrorf("temperature", "%v is outside 0…2", *f.Temperature)
 	}
 	if f.MaxTokens < 0 {
-		return e, fmt.Errorf("llm: %s max_tokens: %d is negative", where, f.MaxTokens)
+		return e, fieldErrorf("max_tokens", "%d is negative", f.MaxTokens)
 	}
 	if e.Provider != "" {
 		if _, ok := Presets[e.Provider]; !ok {
-			return e, fmt.Errorf("llm: %s provider: %q is not one of %s", where, f.Provider, presetNames())
+			return e, fieldErrorf("provider", "%q is not one of %s", f.Provider, presetNames())
 		}
 	}
 	return e, nil

@@ -200,12 +200,17 @@ func TestLoadConfigErrors(t *testing.T) {
 		{name: "nothing set", role: "planner", want: "set APEX_MODEL_NAME", is: ErrNotConfigured},
 		{name: "hosted without key", env: []string{"APEX_MODEL_NAME", "gpt-4o"}, role: "executor", want: "needs an API key: set APEX_MODEL_API_KEY", is: ErrNotConfigured},
 		{name: "role on another service without its key", yaml: "model:\n  roles:\n    planner: {provider: deepseek, model: deepseek-chat}\n", env: []string{"APEX_MODEL_NAME", "m", "APEX_MODEL_PROVIDER", "qwen", "APEX_MODEL_API_KEY", "sk-q"}, role: "planner", want: "set APEX_PLANNER_MODEL_API_KEY (or api_key under model.roles.planner", is: ErrNotConfigured},
-		{name: "misspelt key", yaml: "model:\n  nmae: gpt-4o\n", want: "field nmae not found"},
+		{name: "misspelt key", yaml: "model:\n  base_url: http://127.0.0.1:1/v1\n  nmae: gpt-4o\n", want: `apex.yaml:3: model: unknown setting "nmae" (did you mean name?)`},
+		{name: "misspelt role key", yaml: "model:\n  roles:\n    planner:\n      temprature: 0.1\n", want: `apex.yaml:4: model.roles.planner: unknown setting "temprature" (did you mean temperature?)`},
+		{name: "wrong type", yaml: "model:\n  name: m\n  max_tokens: lots\n", want: `apex.yaml:3: model.max_tokens: "lots" is not a whole number`},
+		{name: "wrong type in a role", yaml: "model:\n  roles:\n    planner: {no_tools: maybe}\n", want: `apex.yaml:3: model.roles.planner.no_tools: "maybe" is not true or false`},
+		{name: "indentation", yaml: "model:\n  name: m\n  base_url: http://127.0.0.1:1/v1\n  roles:\n    planner:\n      temperature: 0.1\n     max_tokens: 10\n", want: "apex.yaml:7: invalid YAML"},
+		{name: "not sections", yaml: "- model\n", want: "apex.yaml:1: expected sections"},
 		{name: "bad provider", yaml: "model:\n  provider: foo\n", want: `provider: "foo" is not one of`},
 		{name: "bad env provider", env: []string{"APEX_MODEL_PROVIDER", "bar"}, want: `APEX_MODEL_PROVIDER="bar" is not one of`},
-		{name: "bad timeout", yaml: "model:\n  timeout: soon\n", want: `timeout: "soon" is not a duration`},
+		{name: "bad timeout", yaml: "model:\n  name: m\n  timeout: soon\n", want: `apex.yaml:3: model.timeout: "soon" is not a duration`},
 		{name: "bad env timeout", env: []string{"APEX_MODEL_TIMEOUT", "x"}, want: "APEX_MODEL_TIMEOUT"},
-		{name: "temperature", yaml: "model:\n  roles:\n    planner: {temperature: 3}\n", want: "model.roles.planner: temperature: 3 is outside"},
+		{name: "temperature", yaml: "model:\n  roles:\n    planner: {temperature: 3}\n", want: "apex.yaml:3: model.roles.planner.temperature: 3 is outside"},
 		{name: "api_key_env unset", yaml: "model:\n  api_key_env: MY_KEY\n", want: "api_key_env: MY_KEY is not set"},
 		{name: "name and model", yaml: "model:\n  name: a\n  model: b\n", want: "keep one"},
 		{name: "yaml syntax", yaml: "model: [\n", want: "apex.yaml"},
@@ -231,6 +236,14 @@ func TestLoadConfigErrors(t *testing.T) {
 			}
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("err = %v; want errors.Is %v", err, tt.is)
+			}
+			// A person reads these: no Go type names.
+			if strings.Contains(err.Error(), "llm.") || strings.Contains(err.Error(), "fileModel") || strings.Contains(err.Error(), "unmarshal") {
+				t.Errorf("err = %v names Go's types", err)
+			}
+			var ce *ConfigError
+			if tt.yaml != "" && tt.env == nil && !errors.As(err, &ce) {
+				t.Errorf("err = %v (%T); want a *ConfigError", err, err)
 			}
 		})
 	}

@@ -34,7 +34,7 @@ var Tiers = []Tier{TierStrong, TierVision, TierSmall, TierRules}
 // is rules: it calls no model.
 var ErrRulesOnly = errors.New("llm: the role uses rules, no model")
 
-func parseTier(s, where string) (Tier, error) {
+func parseTier(s string) (Tier, error) {
 	t := Tier(strings.ToLower(strings.TrimSpace(s)))
 	for _, k := range Tiers {
 		if t == k {
@@ -45,7 +45,7 @@ func parseTier(s, where string) (Tier, error) {
 	for i, k := range Tiers {
 		names[i] = string(k)
 	}
-	return "", fmt.Errorf("llm: %s tier: %q is not one of %s", where, s, strings.Join(names, ", "))
+	return "", fmt.Errorf("tier %q is not one of %s", s, strings.Join(names, ", "))
 }
 
 // Tier is the tier role runs at: its own tier: in apex.yaml, or its

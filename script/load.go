@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strconv"
-	"strings"
 
+	"github.com/apexagent/apex/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
 
@@ -65,7 +63,7 @@ func Load(data []byte, filename string, opts *Options) (*Script, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, l.syntaxError(err)
+		return nil, l.syntaxError(data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -81,16 +79,9 @@ func Load(data []byte, filename string, opts *Options) (*Script, error) {
 	return s, nil
 }
 
-// yamlLine finds the line number yaml.v3 puts in its syntax errors.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func (l *loader) syntaxError(err error) error {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{Pos: Pos{File: l.file, Line: line}, Msg: "invalid YAML: " + m[2]}
-	}
-	return &Error{Pos: Pos{File: l.file}, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+func (l *loader) syntaxError(data []byte, err error) error {
+	line, msg := yamlerr.Locate(data, err)
+	return &Error{Pos: Pos{File: l.file, Line: line}, Msg: "invalid YAML: " + msg}
 }
 
 type loader struct {

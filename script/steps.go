@@ -89,7 +89,7 @@ func (l *loader) genericStep(n *yaml.Node, ps []pair) (Step, bool) {
 		return Step{}, false
 	}
 	if known, _ := l.opts.Action(p.key.Value, nil); !known {
-		l.errorf(p.key, "unknown step %q: expected one of %s, or an action name (apex actions lists them)", p.key.Value, strings.Join(stepKeys(), ", "))
+		l.errorf(p.key, "unknown step %q: expected one of %s, or an action name (apex do --list lists them)", p.key.Value, strings.Join(stepKeys(), ", "))
 		return Step{}, false
 	}
 	params := l.toAny(p.val)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/apexagent/apex/engine"
 )
@@ -24,6 +25,9 @@ func StepOf(runID string, r *engine.Record) Step {
 	switch {
 	case r.Err != nil:
 		st.Error = r.Err.Error()
+		if errors.Is(r.Err, context.Canceled) {
+			st.Status = StepCanceled
+		}
 	case r.Skipped != "":
 		st.Error = r.Skipped
 	}

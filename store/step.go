@@ -18,6 +18,9 @@ const (
 	StepPassed  = "passed"
 	StepFailed  = "failed"
 	StepSkipped = "skipped"
+	// StepCanceled is a step the run's cancellation (Ctrl-C) stopped
+	// while it ran: it did not fail.
+	StepCanceled = "canceled"
 )
 
 // Step is one step of a run: what was done, what the screen looked like
@@ -65,9 +68,9 @@ func (st *Step) validate() error {
 		return err
 	}
 	switch st.Status {
-	case StepPassed, StepFailed, StepSkipped:
+	case StepPassed, StepFailed, StepSkipped, StepCanceled:
 	default:
-		return fmt.Errorf("status %q: use passed, failed or skipped", st.Status)
+		return fmt.Errorf("status %q: use passed, failed, skipped or canceled", st.Status)
 	}
 	if st.Index < 0 {
 		return fmt.Errorf("index %d: use 0 (next) or a positive number", st.Index)

@@ -348,7 +348,7 @@ func TestErrors(t *testing.T) {
 		{"steps of unknown run", second(s.Steps(ctx, "nope")), "not found"},
 		{"step of unknown run", second(s.AddStep(ctx, Step{RunID: "nope", Status: StepPassed})), "StartRun first"},
 		{"step traversal", second(s.AddStep(ctx, Step{RunID: "../x", Status: StepPassed})), "run id"},
-		{"step status", second(s.AddStep(ctx, Step{RunID: "fixed-1", Status: "ok"})), "passed, failed or skipped"},
+		{"step status", second(s.AddStep(ctx, Step{RunID: "fixed-1", Status: "ok"})), "passed, failed, skipped or canceled"},
 		{"step params", second(s.AddStep(ctx, Step{RunID: "fixed-1", Status: StepPassed, Params: json.RawMessage("{")})), "params"},
 		{"step png", second(s.AddStep(ctx, Step{RunID: "fixed-1", Status: StepPassed, Before: []byte("GIF89a")})), "before screenshot"},
 		{"finish status", s.FinishRun(ctx, "fixed-1", "done", ""), "use passed"},

@@ -32,6 +32,12 @@ func (d *Driver) ScreenshotPNG(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return err
 		}
+		if len(b) == 0 {
+			// Through the adb server, a device whose adbd died while
+			// screencap ran answers with an empty stream: it is gone, not
+			// a phone that writes no PNG.
+			return fmt.Errorf("%w: screencap -p wrote nothing (%w)", adb.ErrGone, errRetry)
+		}
 		if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
 			return fmt.Errorf("screencap -p did not write a PNG: %q", head(b))
 		}

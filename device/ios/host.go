@@ -2,8 +2,11 @@ package ios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -137,11 +140,30 @@ func (h *Host) Targets(ctx context.Context) ([]device.Target, error) {
 			default:
 				ts[i].State, ts[i].Hint = "ready", ""
 				ts[i].Model = strings.TrimSpace(st.Device + " iOS " + st.OS.Version)
+				ts[i].Width, ts[i].Height = screenPixels(sctx, c)
 			}
 		})
 	}
 	wg.Wait()
 	return ts, nil
+}
+
+// screenPixels is the screen's size in pixels, read without a session
+// (listing must not start one): /window/size in points times /wda/screen's
+// scale. 0×0 when the WebDriverAgent does not answer them.
+func screenPixels(ctx context.Context, c *wda.Client) (int, int) {
+	var size wda.Size
+	var screen wda.Screen
+	for path, out := range map[string]any{"/window/size": &size, "/wda/screen": &screen} {
+		r, err := c.Do(ctx, http.MethodGet, path, nil)
+		if err != nil || json.Unmarshal(r.Value, out) != nil {
+			return 0, 0
+		}
+	}
+	if screen.Scale <= 0 {
+		return 0, 0
+	}
+	return int(math.Round(size.Width * screen.Scale)), int(math.Round(size.Height * screen.Scale))
 }
 
 // Open returns a driver for the endpoint serial names.
