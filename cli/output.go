@@ -86,7 +86,8 @@ func indentLines(s, indent string, width int) string {
 }
 
 // oneLine joins a multi-line message into one line for a table cell, where
-// a line break would break the table; no character but the breaks is lost.
+// a line break would break the table: runs of spaces and breaks become one
+// space, every word stays.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
