@@ -69,6 +69,14 @@ func (l *loader) step(n *yaml.Node) (Step, bool) {
 		}
 		l.errorf(p.key, "unknown option %q for %s: expected %s", name, st.Key, c.allowed())
 	}
+	switch st.Kind {
+	case Read:
+		l.vars.store(st.As)
+	case AIQuery, AIBoolean, AINumber, AIString, AIAsk:
+		if validEnvName(st.Name) {
+			l.vars.store(st.Name)
+		}
+	}
 	return *st, len(l.errs) == before
 }
 
@@ -120,7 +128,7 @@ func (c *stepCtx) allowed() string {
 
 var (
 	locOpts   = []string{"locate", "optional", "timeout"}
-	queryOpts = []string{"name", "domIncluded", "screenshotIncluded"}
+	queryOpts = []string{"name", "as", "domIncluded", "screenshotIncluded"}
 )
 
 var stepOptions = map[Kind][]string{
@@ -138,6 +146,10 @@ var stepOptions = map[Kind][]string{
 	AssertStep: {"timeout", "errorMessage"}, WaitFor: {"timeout", "gone"},
 	ScrollUntilVisible: {"direction", "maxSwipes", "timeout"},
 	SwipeStep:          {"duration"},
+	Read:               {"locate", "as", "timeout"},
+	If:                 {"flow", "else"},
+	Repeat:             {"flow"},
+	RunFlow:            {"with"},
 }
 
 func (c *stepCtx) read() {
@@ -145,7 +157,7 @@ func (c *stepCtx) read() {
 	what := st.Key
 	switch st.Kind {
 	case AIAct:
-		st.Prompt = l.str(main, what)
+		st.Prompt = l.text(main, what)
 	case AITap, AIDoubleClick, AIHover, AIRightClick, AILongPress:
 		c.readTarget(true)
 		c.readLocOpts()
@@ -165,20 +177,20 @@ func (c *stepCtx) read() {
 		c.readScroll()
 	case AIKeyboardPress:
 		if kn := c.opt("keyName"); kn != nil {
-			st.Value = l.str(kn, what+".keyName")
+			st.Value = l.text(kn, what+".keyName")
 			if !isNull(main) {
 				st.Target = l.element(main, what)
 			}
 		} else {
-			st.Value = l.str(main, what)
+			st.Value = l.text(main, what)
 			if loc := c.opt("locate"); loc != nil {
 				st.Target = l.element(loc, what+".locate")
 			}
 		}
 	case AIAssert:
-		st.Prompt = l.str(main, what)
+		st.Prompt = l.text(main, what)
 		if n := c.opt("errorMessage"); n != nil {
-			st.ErrorMessage = l.str(n, what+".errorMessage")
+			st.ErrorMessage = l.text(n, what+".errorMessage")
 		}
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
@@ -188,15 +200,21 @@ func (c *stepCtx) read() {
 			// Older form: aiQuery: {prompt, name} / aiWaitFor: {prompt, timeout}.
 			c.inlineOptions(main)
 			if p := c.opt("prompt"); p != nil {
-				st.Prompt = l.str(p, what+".prompt")
+				st.Prompt = l.text(p, what+".prompt")
 			} else {
 				l.errorf(main, "%s: expected prompt: inside the mapping", what)
 			}
 		} else {
-			st.Prompt = l.str(main, what)
+			st.Prompt = l.text(main, what)
 		}
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
+		}
+		if n := c.opt("as"); n != nil {
+			if st.Name != "" {
+				l.errorf(n, "%s: give name: or as:, not both", what)
+			}
+			st.Name = l.valueName(n, what+".as")
 		}
 		if n := c.opt("timeout"); n != nil && st.Kind == AIWaitFor {
 			st.Timeout = l.millis(n, what+".timeout")
@@ -206,16 +224,16 @@ func (c *stepCtx) read() {
 	case Sleep:
 		st.Duration = l.millis(main, what)
 	case RunAdbShell:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 	case RunWdaRequest:
 		c.readWda()
 	case LogScreenshot:
-		st.Prompt = l.optStr(main, what)
+		st.Prompt = l.optText(main, what)
 		if n := c.opt("content"); n != nil {
-			st.Value = l.optStr(n, what+".content")
+			st.Value = l.optText(n, what+".content")
 		}
 	case JavaScript:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
 		}
@@ -230,15 +248,23 @@ func (c *stepCtx) read() {
 	case AssertStep:
 		c.readAssert()
 	case Launch, Terminate:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 	case Back, Home:
 		if !isNull(main) && !(main.Kind == yaml.ScalarNode && main.Value == "true") {
 			l.errorf(main, "%s takes no value: write - %s", what, what)
 		}
 	case PressKey:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 	case SwipeStep:
 		c.readSwipe()
+	case Read:
+		c.readRead()
+	case RunFlow:
+		c.readRunFlow()
+	case If:
+		c.readIf()
+	case Repeat:
+		c.readRepeat()
 	case ScrollUntilVisible:
 		st.Target = l.element(main, what)
 		st.Scroll = &Scroll{Direction: "down", Type: "once", MaxSwipes: 10}
