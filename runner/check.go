@@ -10,6 +10,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
 )
 
@@ -52,6 +53,34 @@ func (r *run) aiLocate(ctx context.Context, s *engine.Session, rec *engine.Recor
 		name = st.Prompt
 	}
 	r.outputs[name] = v
+	return nil
+}
+
+// read finds an element and stores the text it shows (read from its
+// pixels when the tree gives none) under the step's as: name.
+func (r *run) read(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step, loc action.Locator) error {
+	timeout := r.opts.FindTimeout
+	if st.Timeout > 0 {
+		timeout = st.Timeout
+	}
+	seen, ferr, err := s.Find(ctx, rec.Before, []action.Locator{loc}, timeout)
+	rec.Before = seen
+	if err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	e, _ := locate.Find(seen.Scene, loc)
+	text := e.Text
+	if text == "" && s.Perceiver().Mode() != perceive.Off {
+		if text, err = s.Perceiver().RegionText(ctx, seen, e); err != nil {
+			return fmt.Errorf("%s has no text in the UI tree, and reading its pixels failed: %w", loc, err)
+		}
+	}
+	rec.Element = &e
+	rec.Result = map[string]any{"name": st.As, "value": text}
+	r.outputs[st.As] = text
 	return nil
 }
 

@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/sim/lab"
+	"github.com/apexagent/apex/store"
+)
+
+// writeFiles writes name → content under a new directory and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// stepNames are the names of a run's recorded steps with their status.
+func stepNames(t *testing.T, st *store.Store, runID string) []string {
+	t.Helper()
+	steps, err := st.Steps(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Status+" "+s.Name)
+	}
+	return out
+}
+
+const openShopFlow = `
+params: {app: com.apex.shop}
+tasks:
+  - name: open
+    flow:
+      - launch: ${app}
+      - if: {visible: "Summer Sale: 20% off", timeout: 1500}
+        flow:
+          - tap: {desc: Close}
+        else:
+          - assert: {notExists: "Summer Sale: 20% off"}
+`
+
+const searchFlow = `
+params: [query]
+tasks:
+  - name: search
+    flow:
+      - input: {id: search}
+        value: ${query}
+      - read: {locate: {id: product_item, index: 0}, as: first}
+      - tap: ${first}
+      - read: {locate: {id: product_price}, as: price}
+`
+
+const cartScript = `
+sim: {platform: android}
+tasks:
+  - name: find shoes
+    flow:
+      - runFlow: flows/open-shop.yaml
+      - runFlow:
+          file: flows/search.yaml
+          with: {query: running shoes}
+      - assert:
+          textEquals: ${price}
+          element: {id: product_price}
+  - name: cart
+    flow:
+      - tap: Add to cart
+      - tap: {id: cart_button}
+      - repeat: {times: 2}
+        flow:
+          - tap: {desc: Increase quantity}
+      - assert: {textEquals: "3", element: {id: quantity}}
+      - repeat:
+          until: {textEquals: "1", element: {id: quantity}}
+          max: 5
+        flow:
+          - tap: {id: decrease}
+      - if: {platform: ios}
+        flow:
+          - assert: {exists: no such thing}
+      - runFlow:
+          name: note
+          with: {what: "$${literal} ${first}"}
+          flow:
+            - read: {locate: {id: cart_total}, as: total}
+      - assert:
+          textContains: ${total}
+          element: {id: cart_total}
+`
+
+func TestFlowsValuesConditionsLoops(t *testing.T) {
+	branches := map[string]bool{} // the popup's if, over the seeds
+	for _, seed := range []int64{0, 1, 2} {
+		t.Run("seed"+string(rune('0'+seed)), func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"flows/open-shop.yaml": openShopFlow, "flows/search.yaml": searchFlow, "cart.yaml": cartScript})
+			s, err := script.LoadFile(filepath.Join(dir, "cart.yaml"), &script.Options{LookupEnv: func(string) (string, bool) { return "", false }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, d := startPhone(t, lab.Options{Android: 1, Seed: seed})
+			st := openStore(t)
+			o := fastOptions(st)
+			o.FindTimeout, o.AssertTimeout = 3e9, 2e9
+			res, err := Run(context.Background(), d, s, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := stepNames(t, st, res.Run.ID)
+			if res.Status != store.StatusPassed {
+				t.Fatalf("%s: %s\n%s", res.Status, res.Reason, strings.Join(names, "\n"))
+			}
+			all := strings.Join(names, "\n")
+			for _, want := range []string{
+				"passed runFlow open-shop › open › launch: com.apex.shop",
+				`passed runFlow open-shop › open › if: "Summer Sale: 20% off" shows → `,
+				`passed runFlow search › search › input: "running shoes" into {"id":"search"}`,
+				"passed repeat 1/2 › tap: {\"desc\":\"Increase quantity\"}",
+				"passed repeat 2/2 › tap: {\"desc\":\"Increase quantity\"}",
+				"passed repeat 2 › tap: {\"id\":\"decrease\"}",
+				`passed repeat until: "id:quantity" reads "1" (check 2) → again`,
+				`passed repeat until: "id:quantity" reads "1" (check 3) → done`,
+				"passed if: platform is ios → else",
+				"passed runFlow note › read: {\"id\":\"cart_total\"} as total",
+			} {
+				if !strings.Contains(all, want) {
+					t.Errorf("no step %q in\n%s", want, all)
+				}
+			}
+			for _, b := range []string{"then", "else"} {
+				if strings.Contains(all, `shows → `+b) {
+					branches[b] = true
+				}
+			}
+			if strings.Contains(all, "no such thing") {
+				t.Errorf("the ios branch ran on android:\n%s", all)
+			}
+			if price, _ := res.Outputs["price"].(string); !strings.HasPrefix(price, "$") || res.Outputs["total"] != "Total: "+price {
+				t.Errorf("outputs = %v", res.Outputs)
+			}
+		})
+	}
+	if !branches["then"] || !branches["else"] {
+		t.Errorf("the sale popup's if took %v over seeds 0 to 2; want both branches", branches)
+	}
+}
