@@ -1,11 +1,11 @@
 package script
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -34,12 +34,11 @@ const maxRows = 10000
 // ReadData reads a CSV file of rows: a header naming the columns, then
 // one line per run.
 func ReadData(path string) (*Data, error) {
-	f, err := os.Open(path)
+	raw, err := readRegular(path, 64<<20)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(bytes.NewReader(raw))
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
 	if err != nil {

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,24 @@ import (
 
 // maxRepeat bounds times: and max: of a repeat.
 const maxRepeat = 1000
+
+// maxFlowFile bounds a flow file's size.
+const maxFlowFile = 4 << 20
+
+// readRegular reads a regular file of at most limit bytes (never a device
+// or a pipe that would not end).
+func readRegular(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	case fi.Size() > limit:
+		return nil, fmt.Errorf("%s is %d bytes, more than %d", path, fi.Size(), limit)
+	}
+	return os.ReadFile(path)
+}
 
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
@@ -276,7 +295,7 @@ func (l *loader) flowFile(n *yaml.Node, rel string) *Flow {
 	if f, ok := l.flows[abs]; ok {
 		return f
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, maxFlowFile)
 	if err != nil {
 		l.errorf(n, "runFlow: cannot read %s (flow files are relative to %s): %v", path, l.file, err)
 		return nil

@@ -263,6 +263,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("a: &a [*a, *a]\ntasks: *a\n"))
 	f.Add([]byte("sim: {launch: ${X:-y}}\ntasks:\n  - {name: n, flow: [{aiInput: a, value: b}, back, {swipe: {from: [1,2], to: [3,4]}}]}\n"))
 	f.Add([]byte("tasks:\n - name: x\n   flow:\n   - assert: {textEquals: 1, element: {id: q, index: -1}}\n"))
+	f.Add([]byte("env: [X]\ntasks:\n - name: x\n   flow:\n   - read: {locate: a, as: v}\n   - if: {visible: ${v}}\n     flow: [{repeat: {until: {notVisible: $${X}}, max: 2}, flow: [back]}]\n     else: [{runFlow: {flow: [{tap: ${X}}], with: {a: b}}}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Load(data, "fuzz.yaml", &Options{LookupEnv: env(map[string]string{"X": "1"}), Action: knownActions})
 		if err == nil && s == nil {
