@@ -39,6 +39,8 @@ type RunOptions struct {
 	model       *llm.Config // loaded once from Config and the environment
 	ocr         ocr.Engine  // one Tesseract for the batch, started on first need
 	OCR         string      // --ocr: auto, always or off
+	Data        string      // --data rows.csv: run every script once per row
+	Tags        string      // --tags smoke,!slow: run the scripts with these tags
 	// Terminal forces (true) or disables (false) the live progress display;
 	// nil detects it from Out.
 	Terminal *bool
@@ -64,7 +66,9 @@ only when every script passed. Ctrl-C stops the running steps and still
 finishes every record.`,
 		Example: `  apex run --sim examples/shop-checkout.yaml
   apex run --sim --concurrency 3 --junit results.xml examples/*.yaml
-  apex run --device emulator-5554 --retry 1 smoke.yaml`,
+  apex run --device emulator-5554 --retry 1 smoke.yaml
+  apex run --sim --tags smoke examples/suite
+  apex run --sim --data accounts.csv examples/suite/sign-in.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
@@ -79,15 +83,16 @@ finishes every record.`,
 	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report (one testsuite per script, one testcase per task) to this file")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "model settings for ai* steps (apex.yaml; APEX_MODEL_* override it); without a model, ai* goals in the controlled language still run")
+	f.StringVar(&opts.Data, "data", "", "run every script once per row of this CSV file (a header naming the columns, used as ${column}); each row is its own run and JUnit testsuite")
+	f.StringVar(&opts.Tags, "tags", "", "run only the scripts with one of these tags (tags: in a script), comma-separated; !tag leaves out the scripts with it")
 	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
 }
 
-// runJob is one script file of a batch.
+// runJob is one run of a batch: a script, with its data row.
 type runJob struct {
-	index  int
-	file   string
-	script *script.Script
+	runner.Job
+	index int
 }
 
 func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
@@ -117,16 +122,17 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	if dir == "" {
 		dir = defaultRunsDir()
 	}
-	outs := make([]runner.Outcome, len(opts.Files))
+	planned, err := runner.Plan(opts.Files, runner.PlanOptions{Tags: opts.Tags, Data: opts.Data, Load: script.Options{Action: knownAction}})
+	if err != nil {
+		return err
+	}
+	outs := make([]runner.Outcome, len(planned))
 	var jobs []runJob
-	for i, f := range opts.Files {
-		outs[i] = runner.Outcome{File: f}
-		s, err := script.LoadFile(f, &script.Options{Action: knownAction})
-		if err != nil {
-			outs[i].Err = err
-			continue
+	for i, j := range planned {
+		outs[i] = runner.Outcome{File: j.File, Row: j.Row, Err: j.Err}
+		if j.Err == nil {
+			jobs = append(jobs, runJob{Job: j, index: i})
 		}
-		jobs = append(jobs, runJob{index: i, file: f, script: s})
 	}
 	st, err := store.Open(dir)
 	if err != nil {
@@ -154,7 +160,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 		workers = len(devices)
 	}
 	workers = max(1, min(workers, len(jobs)))
-	prog := newProgress(env.Out, opts.Terminal, len(opts.Files))
+	prog := newProgress(env.Out, opts.Terminal, len(outs))
 	for _, o := range outs {
 		if o.Err != nil {
 			prog.finished(o)
@@ -197,8 +203,12 @@ feed:
 
 // runScript runs one script, retrying a failure up to opts.Retry times.
 func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store, flags DeviceFlags, j runJob, prog *progress) runner.Outcome {
-	o := runner.Outcome{File: j.file}
-	for attempt := 0; attempt <= opts.Retry; attempt++ {
+	o := runner.Outcome{File: j.File, Row: j.Row}
+	retry := opts.Retry
+	if retry == 0 && j.Suite != nil {
+		retry = j.Suite.Defaults.Retries
+	}
+	for attempt := 0; attempt <= retry; attempt++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -208,8 +218,8 @@ func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store,
 		if o.Passed() || ctx.Err() != nil {
 			break
 		}
-		if attempt < opts.Retry {
-			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.file, attempt+2, opts.Retry+1, firstLineOf(o.Reason())))
+		if attempt < retry {
+			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.Name(), attempt+2, retry+1, firstLineOf(o.Reason())))
 		}
 	}
 	return o
@@ -218,22 +228,32 @@ func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store,
 // attemptScript opens a device, runs the script once and writes its report.
 func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store, flags DeviceFlags, j runJob, prog *progress, attempt int) (*runner.Result, string, error) {
 	if !flags.Sim && flags.ID == "" {
-		switch j.script.Target.Kind {
+		switch j.Script.Target.Kind {
 		case "sim":
 			flags.Sim = true
 		case "android", "ios":
-			flags.ID = j.script.Target.DeviceID
-			if j.script.Target.WDAURL != "" {
-				flags.ID = wdaPrefix + j.script.Target.WDAURL
+			flags.ID = j.Script.Target.DeviceID
+			if j.Script.Target.WDAURL != "" {
+				flags.ID = wdaPrefix + j.Script.Target.WDAURL
 			}
 		}
 	}
-	if flags.Sim && flags.SimPlatform == "" && j.script.Target.Kind == "sim" {
-		flags.SimPlatform = j.script.Target.Platform
+	if !flags.Sim && flags.ID == "" && j.Suite != nil {
+		// The suite's device, where neither the command line nor the
+		// script names one: an ID, sim or sim:ios.
+		switch d := j.Suite.Defaults.Device; d {
+		case "sim", "sim:android", "sim:ios":
+			flags.Sim, flags.SimPlatform = true, strings.TrimPrefix(strings.TrimPrefix(d, "sim"), ":")
+		default:
+			flags.ID = d
+		}
+	}
+	if flags.Sim && flags.SimPlatform == "" && j.Script.Target.Kind == "sim" {
+		flags.SimPlatform = j.Script.Target.Platform
 	}
 	drv, target, release, err := opts.Open(ctx, env, &flags)
 	if err != nil {
-		return nil, "", fmt.Errorf("open a device for %s: %w", j.file, err)
+		return nil, "", fmt.Errorf("open a device for %s: %w", j.Name(), err)
 	}
 	defer release()
 	ro := runner.Options{}
@@ -245,7 +265,7 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	ro.Perception.Mode = mode
 	// ai* steps run on the AI runtime, with the replay cache beside the
 	// script (written only when a step is resolved and succeeds).
-	cache, err := agent.OpenCache(ctx, agent.CachePath(j.file), st)
+	cache, err := agent.OpenCache(ctx, agent.CachePath(j.File), st)
 	if err != nil {
 		return nil, "", err
 	}
@@ -258,18 +278,29 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	}
 	ro.AI = rt
 	ro.Space = action.ForPlatform(target.Platform)
-	if attempt > 0 {
-		ro.Name = fmt.Sprintf("%s (attempt %d)", strings.TrimSuffix(filepath.Base(j.file), filepath.Ext(j.file)), attempt+1)
+	ro.Values = j.Values
+	if j.Suite != nil && j.Suite.Defaults.Timeout > 0 && ro.FindTimeout == 0 {
+		ro.FindTimeout = j.Suite.Defaults.Timeout
 	}
-	ro.OnStep = func(p runner.Progress) { prog.step(j.file, p) }
-	res, err := runner.Run(ctx, drv, j.script, &ro)
+	name := strings.TrimSuffix(filepath.Base(j.File), filepath.Ext(j.File))
+	if j.Row > 0 {
+		name = fmt.Sprintf("%s [row %d]", name, j.Row)
+	}
+	if attempt > 0 {
+		name = fmt.Sprintf("%s (attempt %d)", name, attempt+1)
+	}
+	if j.Row > 0 || attempt > 0 {
+		ro.Name = name
+	}
+	ro.OnStep = func(p runner.Progress) { prog.step(j.Name(), p) }
+	res, err := runner.Run(ctx, drv, j.Script, &ro)
 	if err != nil {
 		return res, "", err
 	}
 	path, rerr := report.Write(context.WithoutCancel(ctx), st, res.Run.ID)
 	if rerr != nil {
 		env.Log.Warn("write report", "run", res.Run.ID, "err", rerr)
-		prog.note(fmt.Sprintf("%s: could not write the report: %v", j.file, rerr))
+		prog.note(fmt.Sprintf("%s: could not write the report: %v", j.Name(), rerr))
 	}
 	return res, path, nil
 }
