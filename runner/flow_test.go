@@ -160,3 +160,34 @@ func TestFlowsValuesConditionsLoops(t *testing.T) {
 		t.Errorf("the sale popup's if took %v over seeds 0 to 2; want both branches", branches)
 	}
 }
+
+// TestSalePopupExampleOverSeeds runs examples/suite/sale-popup.yaml with
+// three seeds of the simulated phone: the Shop's sale popup comes on some
+// launches only, and the example's if handles both.
+func TestSalePopupExampleOverSeeds(t *testing.T) {
+	s, err := script.LoadFile("../examples/suite/sale-popup.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	branches := map[string]int64{}
+	for _, seed := range []int64{0, 1, 2} {
+		_, d := startPhone(t, lab.Options{Android: 1, Seed: seed})
+		st := openStore(t)
+		res, err := Run(context.Background(), d, s, &Options{Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := stepNames(t, st, res.Run.ID)
+		if res.Status != store.StatusPassed {
+			t.Fatalf("seed %d: %s: %s\n%s", seed, res.Status, res.Reason, strings.Join(names, "\n"))
+		}
+		for _, n := range names {
+			if _, b, ok := strings.Cut(n, `if: "Summer Sale: 20% off" shows → `); ok {
+				branches[b] = seed
+			}
+		}
+	}
+	if len(branches) != 2 {
+		t.Errorf("branches taken over seeds 0 to 2: %v; want then and else", branches)
+	}
+}

@@ -27,9 +27,9 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 func TestRunFlowLoadsFilesRelativeToTheCaller(t *testing.T) {
 	dir := writeTree(t, map[string]string{
-		"suite/main.yaml": "tasks:\n  - name: a\n    flow:\n      - runFlow: {file: flows/login.yaml, with: {user: demo}}\n      - input: {id: x}\n        value: ${token}\n      - runFlow: flows/login.yaml\n        with: {user: other}\n",
+		"suite/main.yaml":        "tasks:\n  - name: a\n    flow:\n      - runFlow: {file: flows/login.yaml, with: {user: demo}}\n      - input: {id: x}\n        value: ${token}\n      - runFlow: flows/login.yaml\n        with: {user: other}\n",
 		"suite/flows/login.yaml": "params: {user: null, password: apex123}\ntasks:\n  - name: sign in\n    flow:\n      - runFlow: ../common/tap.yaml\n      - input: {id: username}\n        value: ${user}\n      - read: {locate: {id: token}, as: token}\n",
-		"suite/common/tap.yaml": "tasks:\n  - name: tap\n    flow:\n      - tap: Sign in\n",
+		"suite/common/tap.yaml":  "tasks:\n  - name: tap\n    flow:\n      - tap: Sign in\n",
 	})
 	s, err := LoadFile(filepath.Join(dir, "suite/main.yaml"), &Options{LookupEnv: env(nil)})
 	if err != nil {
