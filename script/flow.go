@@ -380,19 +380,24 @@ func (l *loader) params(n *yaml.Node) []Param {
 	return out
 }
 
+// list reads one item or a list of them.
+func (l *loader) list(n *yaml.Node, what string) []*yaml.Node {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return []*yaml.Node{n}
+	case yaml.SequenceNode:
+		return n.Content
+	}
+	l.errorf(n, "%s: expected a list, got %s", what, describe(n))
+	return nil
+}
+
 // envList reads env: [NAME, …], the environment variables the file's text
 // may use.
 func (l *loader) envList(n *yaml.Node) []string {
 	l.env = map[string]bool{}
 	var out []string
-	items := n.Content
-	if n.Kind == yaml.ScalarNode {
-		items = []*yaml.Node{n}
-	} else if n.Kind != yaml.SequenceNode {
-		l.errorf(n, "env: expected a list of environment variable names, got %s", describe(n))
-		return nil
-	}
-	for _, c := range items {
+	for _, c := range l.list(n, "env") {
 		if c.Kind != yaml.ScalarNode || !validEnvName(c.Value) {
 			l.errorf(c, "env: expected an environment variable name, got %s", describe(c))
 			continue
@@ -407,20 +412,13 @@ func (l *loader) envList(n *yaml.Node) []string {
 	return out
 }
 
-// tags reads tags: smoke or tags: [smoke, checkout].
-func (l *loader) tags(n *yaml.Node) []string {
-	items := n.Content
-	if n.Kind == yaml.ScalarNode {
-		items = []*yaml.Node{n}
-	} else if n.Kind != yaml.SequenceNode {
-		l.errorf(n, "tags: expected a list of words, got %s", describe(n))
-		return nil
-	}
+// words reads tags: smoke or tags: [smoke, checkout] (what names the key).
+func (l *loader) words(n *yaml.Node, what string) []string {
 	var out []string
-	for _, c := range items {
-		t := l.str(c, "tags")
+	for _, c := range l.list(n, what) {
+		t := l.str(c, what)
 		if t == "" || strings.ContainsAny(t, ", ") {
-			l.errorf(c, "tags: %q is not one word", t)
+			l.errorf(c, "%s: %q is not one word", what, t)
 			continue
 		}
 		out = append(out, t)

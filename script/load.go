@@ -252,7 +252,7 @@ func (l *loader) script(root *yaml.Node) *Script {
 			}
 			s.Data = l.data(p.val)
 		case "tags":
-			s.Tags = l.tags(p.val)
+			s.Tags = l.words(p.val, "tags")
 		default:
 			l.errorf(p.key, "unknown top-level key %q: expected android, ios, sim, agent, env, params, data, tags or tasks", k)
 		}

@@ -86,11 +86,11 @@ func LoadSuite(path string) (*Suite, error) {
 		case "name":
 			s.Name = l.str(p.val, "name")
 		case "scripts":
-			patterns = l.tags(p.val)
+			patterns = l.words(p.val, "scripts")
 		case "include":
-			s.Include = l.tags(p.val)
+			s.Include = l.words(p.val, "include")
 		case "exclude":
-			s.Exclude = l.tags(p.val)
+			s.Exclude = l.words(p.val, "exclude")
 		case "defaults":
 			for _, d := range l.pairs(p.val, "defaults") {
 				switch d.key.Value {
