@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
@@ -189,5 +190,42 @@ func TestSalePopupExampleOverSeeds(t *testing.T) {
 	}
 	if len(branches) != 2 {
 		t.Errorf("branches taken over seeds 0 to 2: %v; want then and else", branches)
+	}
+}
+
+// TestQueryValues: a query's answer is a value later steps use, with no
+// model (the controlled language answers these).
+func TestQueryValues(t *testing.T) {
+	_, d := simPhone(t)
+	rt, err := agent.New(agent.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `
+android:
+  launch: com.apex.login
+tasks:
+  - name: sign in, then use what the screen said
+    flow:
+      - aiAct: type "demo" into "Username", type "apex123" into "Password", then tap "Sign in"
+      - aiString: '"Welcome, demo!"'
+        as: greeting
+      - aiNumber: '"You have signed in"'
+        name: logins
+      - assert:
+          textEquals: ${greeting}
+          element: {id: welcome}
+      - assert:
+          textEquals: You have signed in ${logins} time.
+          element: {id: login_count}
+`
+	opts := fastOptions(openStore(t))
+	opts.AI = rt
+	res, err := Run(context.Background(), d, load(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != store.StatusPassed {
+		t.Fatalf("%s: %s", res.Status, res.Reason)
 	}
 }
