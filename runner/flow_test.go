@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
+	"github.com/google/go-cmp/cmp"
 )
 
 // writeFiles writes name → content under a new directory and returns it.
@@ -107,58 +109,45 @@ tasks:
 `
 
 func TestFlowsValuesConditionsLoops(t *testing.T) {
-	branches := map[string]bool{} // the popup's if, over the seeds
-	for _, seed := range []int64{0, 1, 2} {
-		t.Run("seed"+string(rune('0'+seed)), func(t *testing.T) {
-			dir := writeFiles(t, map[string]string{"flows/open-shop.yaml": openShopFlow, "flows/search.yaml": searchFlow, "cart.yaml": cartScript})
-			s, err := script.LoadFile(filepath.Join(dir, "cart.yaml"), &script.Options{LookupEnv: func(string) (string, bool) { return "", false }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, d := startPhone(t, lab.Options{Android: 1, Seed: seed})
-			st := openStore(t)
-			o := fastOptions(st)
-			o.FindTimeout, o.AssertTimeout = 3e9, 2e9
-			res, err := Run(context.Background(), d, s, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := stepNames(t, st, res.Run.ID)
-			if res.Status != store.StatusPassed {
-				t.Fatalf("%s: %s\n%s", res.Status, res.Reason, strings.Join(names, "\n"))
-			}
-			all := strings.Join(names, "\n")
-			for _, want := range []string{
-				"passed runFlow open-shop › open › launch: com.apex.shop",
-				`passed runFlow open-shop › open › if: "Summer Sale: 20% off" shows → `,
-				`passed runFlow search › search › input: "running shoes" into {"id":"search"}`,
-				"passed repeat 1/2 › tap: {\"desc\":\"Increase quantity\"}",
-				"passed repeat 2/2 › tap: {\"desc\":\"Increase quantity\"}",
-				"passed repeat 2 › tap: {\"id\":\"decrease\"}",
-				`passed repeat until: "id:quantity" reads "1" (check 2) → again`,
-				`passed repeat until: "id:quantity" reads "1" (check 3) → done`,
-				"passed if: platform is ios → else",
-				"passed runFlow note › read: {\"id\":\"cart_total\"} as total",
-			} {
-				if !strings.Contains(all, want) {
-					t.Errorf("no step %q in\n%s", want, all)
-				}
-			}
-			for _, b := range []string{"then", "else"} {
-				if strings.Contains(all, `shows → `+b) {
-					branches[b] = true
-				}
-			}
-			if strings.Contains(all, "no such thing") {
-				t.Errorf("the ios branch ran on android:\n%s", all)
-			}
-			if price, _ := res.Outputs["price"].(string); !strings.HasPrefix(price, "$") || res.Outputs["total"] != "Total: "+price {
-				t.Errorf("outputs = %v", res.Outputs)
-			}
-		})
+	dir := writeFiles(t, map[string]string{"flows/open-shop.yaml": openShopFlow, "flows/search.yaml": searchFlow, "cart.yaml": cartScript})
+	s, err := script.LoadFile(filepath.Join(dir, "cart.yaml"), &script.Options{LookupEnv: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !branches["then"] || !branches["else"] {
-		t.Errorf("the sale popup's if took %v over seeds 0 to 2; want both branches", branches)
+	_, d := startPhone(t, lab.Options{Android: 1})
+	st := openStore(t)
+	o := fastOptions(st)
+	o.FindTimeout, o.AssertTimeout = 3e9, 2e9
+	res, err := Run(context.Background(), d, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := stepNames(t, st, res.Run.ID)
+	all := strings.Join(names, "\n")
+	if res.Status != store.StatusPassed {
+		t.Fatalf("%s: %s\n%s", res.Status, res.Reason, all)
+	}
+	for _, want := range []string{
+		"passed runFlow open-shop › open › launch: com.apex.shop",
+		`passed runFlow open-shop › open › if: "Summer Sale: 20% off" shows → `,
+		`passed runFlow search › search › input: "running shoes" into {"id":"search"}`,
+		"passed repeat 1/2 › tap: {\"desc\":\"Increase quantity\"}",
+		"passed repeat 2/2 › tap: {\"desc\":\"Increase quantity\"}",
+		"passed repeat 2 › tap: {\"id\":\"decrease\"}",
+		`passed repeat until: "id:quantity" reads "1" (check 2) → again`,
+		`passed repeat until: "id:quantity" reads "1" (check 3) → done`,
+		"passed if: platform is ios → else",
+		"passed runFlow note › read: {\"id\":\"cart_total\"} as total",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no step %q in\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "no such thing") {
+		t.Errorf("the ios branch ran on android:\n%s", all)
+	}
+	if price, _ := res.Outputs["price"].(string); !strings.HasPrefix(price, "$") || res.Outputs["total"] != "Total: "+price {
+		t.Errorf("outputs = %v", res.Outputs)
 	}
 }
 
@@ -227,5 +216,33 @@ tasks:
 	}
 	if res.Status != store.StatusPassed {
 		t.Fatalf("%s: %s", res.Status, res.Reason)
+	}
+}
+
+// TestFailureInAFlow: a step failing inside a flow names its place in the
+// call tree and its own file and line; what was left of the flow and of
+// the task is recorded as skipped.
+func TestFailureInAFlow(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"f.yaml":    "tasks:\n  - name: t\n    flow:\n      - launch: com.apex.login\n      - tap: No such thing\n      - back\n",
+		"main.yaml": "tasks:\n  - name: main\n    flow:\n      - runFlow: f.yaml\n      - tap: Sign in\n",
+	})
+	s, err := script.LoadFile(filepath.Join(dir, "main.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, d := startPhone(t, lab.Options{Android: 1})
+	st := openStore(t)
+	res, err := Run(context.Background(), d, s, fastOptions(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`task "main" failed: step 1 (runFlow f › t › tap: No such thing) at %s:5:9: `, filepath.Join(dir, "f.yaml"))
+	if res.Status != store.StatusFailed || !strings.HasPrefix(res.Reason, want) {
+		t.Errorf("reason = %q\nwant it to start %q", res.Reason, want)
+	}
+	got := strings.Join(stepNames(t, st, res.Run.ID), "\n")
+	if d := cmp.Diff("passed runFlow f › t › launch: com.apex.login\nfailed runFlow f › t › tap: No such thing\nskipped runFlow f › t › back\nskipped tap: Sign in", got); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
 	}
 }
