@@ -205,6 +205,11 @@ tasks:
 	if _, err := s.Tasks[0].Steps[3].Expand(func(string) (string, bool) { return "", false }); err == nil || !strings.Contains(err.Error(), "x.yaml:11:9: value total is not set") {
 		t.Errorf("an unset value: %v", err)
 	}
+	// A step built in Go (the playground's) means its text as it is.
+	built := Step{Kind: Input, Value: "${HOME} $${x}", Params: []byte(`{"value":"${total}"}`)}
+	if x, err := built.Expand(lookup); err != nil || x.Value != built.Value || string(x.Params) != string(built.Params) {
+		t.Errorf("a step built in Go was expanded: %+v %v", x, err)
+	}
 }
 
 func TestDataRows(t *testing.T) {

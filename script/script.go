@@ -126,6 +126,10 @@ type Step struct {
 	// Request is the runWdaRequest method and endpoint.
 	Method, Endpoint string
 
+	// Refs reports that the step's text refers to values or escapes ${
+	// (the loader sets it): Expand puts them in when the step runs. A step
+	// built in Go means its text as it is.
+	Refs bool
 	// As is the name a read step stores the text it read under (queries
 	// store under Name).
 	As string

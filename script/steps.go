@@ -69,6 +69,7 @@ func (l *loader) step(n *yaml.Node) (Step, bool) {
 		}
 		l.errorf(p.key, "unknown option %q for %s: expected %s", name, st.Key, c.allowed())
 	}
+	st.Refs = st.refers()
 	switch st.Kind {
 	case Read:
 		l.vars.store(st.As)
@@ -112,7 +113,9 @@ func (l *loader) genericStep(n *yaml.Node, ps []pair) (Step, bool) {
 		l.errorf(p.val, "%s: %v", p.key.Value, err)
 		return Step{}, false
 	}
-	return Step{Kind: Action, Key: p.key.Value, Pos: l.pos(p.key), Params: raw}, true
+	st := Step{Kind: Action, Key: p.key.Value, Pos: l.pos(p.key), Params: raw}
+	st.Refs = st.refers()
+	return st, true
 }
 
 // allowed lists the options a kind understands, for error messages.

@@ -169,6 +169,29 @@ func validEnvName(s string) bool {
 	return true
 }
 
+// refers reports whether any text Expand reads holds ${.
+func (st *Step) refers() bool {
+	texts := []string{st.Prompt, st.Value, st.Endpoint, st.ErrorMessage, string(st.Target), string(st.Params)}
+	if st.Assert != nil {
+		texts = append(texts, st.Assert.Text, st.Assert.Message)
+	}
+	if st.Cond != nil {
+		texts = append(texts, string(st.Cond.Target))
+		if st.Cond.Assert != nil {
+			texts = append(texts, st.Cond.Assert.Text)
+		}
+	}
+	for _, p := range st.With {
+		texts = append(texts, p.Value)
+	}
+	for _, t := range texts {
+		if strings.Contains(t, "${") {
+			return true
+		}
+	}
+	return false
+}
+
 // Lookup answers a value's text by its name.
 type Lookup func(name string) (string, bool)
 
@@ -177,6 +200,9 @@ type Lookup func(name string) (string, bool)
 // branch's) are expanded when they run, not here. An unset value without
 // a default is an error that names it.
 func (st Step) Expand(lookup Lookup) (Step, error) {
+	if !st.Refs {
+		return st, nil
+	}
 	var errs []string
 	text := func(s string, quote bool) string {
 		out, err := substitute(s, false, func(ref string) string {
