@@ -245,11 +245,11 @@ func (r *run) repeat(ctx context.Context, f frame, st script.Step) error {
 }
 
 // runFlow runs a flow's tasks in order. A flow file sees its parameters
-// and the run's values (the data row), an inline flow its caller's too;
+// only (as the loader checked), an inline flow its caller's values too;
 // the values the flow stores are its caller's afterwards.
 func (r *run) runFlow(ctx context.Context, f frame, st script.Step) error {
 	fl := st.Flow
-	parent := r.globals
+	var parent *scope
 	if fl.File == "" {
 		parent = f.sc
 	}

@@ -122,8 +122,8 @@ type run struct {
 	n       int // steps recorded
 	outputs map[string]any
 	res     *Result
-	// globals are the values every flow sees (the data row); top is the
-	// script's own scope.
+	// globals are the run's values from outside (the data row); top is
+	// the script's own scope.
 	globals, top *scope
 }
 
