@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
-	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
 )
 
@@ -44,9 +44,9 @@ func TestDocExamples(t *testing.T) {
 			}
 		}
 		for _, row := range rows {
-			_, d := startPhone(t, lab.Options{Android: 1})
+			d := treePhone(t, 0)
 			st := openStore(t)
-			res, err := Run(context.Background(), d, s, &Options{Store: st, Values: row})
+			res, err := Run(context.Background(), d, s, &Options{Store: st, Values: row, Perception: perceive.Options{Mode: perceive.Off}})
 			if err != nil {
 				t.Fatal(err)
 			}

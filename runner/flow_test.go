@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
@@ -29,6 +30,15 @@ func writeFiles(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// treePhone starts a simulated phone with the seed, driven as apex run
+// --sim does, whose screenshots are one pixel: these tests read the UI
+// tree only, and rendering screens costs seconds under the race detector.
+func treePhone(t *testing.T, seed int64) noShots {
+	t.Helper()
+	_, d := startPhone(t, lab.Options{Android: 1, Seed: seed})
+	return noShots{d}
 }
 
 // stepNames are the names of a run's recorded steps with their status.
@@ -114,9 +124,10 @@ func TestFlowsValuesConditionsLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, d := startPhone(t, lab.Options{Android: 1})
+	d := treePhone(t, 0)
 	st := openStore(t)
 	o := fastOptions(st)
+	o.Perception.Mode = perceive.Off
 	o.FindTimeout, o.AssertTimeout = 3e9, 2e9
 	res, err := Run(context.Background(), d, s, o)
 	if err != nil {
@@ -161,9 +172,9 @@ func TestSalePopupExampleOverSeeds(t *testing.T) {
 	}
 	branches := map[string]int64{}
 	for _, seed := range []int64{0, 1, 2} {
-		_, d := startPhone(t, lab.Options{Android: 1, Seed: seed})
+		d := treePhone(t, seed)
 		st := openStore(t)
-		res, err := Run(context.Background(), d, s, &Options{Store: st})
+		res, err := Run(context.Background(), d, s, &Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,9 +242,11 @@ func TestFailureInAFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, d := startPhone(t, lab.Options{Android: 1})
+	d := treePhone(t, 0)
 	st := openStore(t)
-	res, err := Run(context.Background(), d, s, fastOptions(st))
+	o := fastOptions(st)
+	o.Perception.Mode = perceive.Off
+	res, err := Run(context.Background(), d, s, o)
 	if err != nil {
 		t.Fatal(err)
 	}
