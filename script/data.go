@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -36,7 +37,11 @@ const maxRows = 10000
 func ReadData(path string) (*Data, error) {
 	raw, err := readRegular(path, 64<<20)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("data file %s: %w", path, err)
 	}
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.TrimLeadingSpace = true
