@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
 )
@@ -44,12 +42,7 @@ func TestDocExamples(t *testing.T) {
 			}
 		}
 		for _, row := range rows {
-			d := treePhone(t, 0)
-			st := openStore(t)
-			res, err := Run(context.Background(), d, s, &Options{Store: st, Values: row, Perception: perceive.Options{Mode: perceive.Off}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, _ := runOnTree(t, s, 0, row)
 			if res.Status != store.StatusPassed {
 				t.Errorf("example %d (row %v): %s: %s\n%s", i+1, row, res.Status, res.Reason, src)
 			}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/perceive"
@@ -16,29 +18,32 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// writeFiles writes name → content under a new directory and returns it.
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// treePhone starts a simulated phone with the seed, driven as apex run
-// --sim does, whose screenshots are one pixel: these tests read the UI
-// tree only, and rendering screens costs seconds under the race detector.
-func treePhone(t *testing.T, seed int64) noShots {
+// runOnTree runs s with values on a simulated phone with the seed, driven
+// as apex run --sim does, whose screenshots are one pixel (these tests read
+// the UI tree only; rendering screens costs seconds under the race
+// detector). It returns the result and the recorded steps.
+func runOnTree(t *testing.T, s *script.Script, seed int64, values map[string]string) (*Result, []string) {
 	t.Helper()
 	_, d := startPhone(t, lab.Options{Android: 1, Seed: seed})
-	return noShots{d}
+	st := openStore(t)
+	o := fastOptions(st)
+	o.Perception.Mode = perceive.Off
+	o.FindTimeout, o.AssertTimeout, o.Values = 3*time.Second, 2*time.Second, values
+	res, err := Run(context.Background(), noShots{d}, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, stepNames(t, st, res.Run.ID)
+}
+
+// tree writes files into a new directory and returns it.
+func tree(t *testing.T, files fstest.MapFS) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // stepNames are the names of a run's recorded steps with their status.
@@ -119,21 +124,12 @@ tasks:
 `
 
 func TestFlowsValuesConditionsLoops(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"flows/open-shop.yaml": openShopFlow, "flows/search.yaml": searchFlow, "cart.yaml": cartScript})
+	dir := tree(t, fstest.MapFS{"flows/open-shop.yaml": {Data: []byte(openShopFlow)}, "flows/search.yaml": {Data: []byte(searchFlow)}, "cart.yaml": {Data: []byte(cartScript)}})
 	s, err := script.LoadFile(filepath.Join(dir, "cart.yaml"), &script.Options{LookupEnv: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := treePhone(t, 0)
-	st := openStore(t)
-	o := fastOptions(st)
-	o.Perception.Mode = perceive.Off
-	o.FindTimeout, o.AssertTimeout = 3e9, 2e9
-	res, err := Run(context.Background(), d, s, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := stepNames(t, st, res.Run.ID)
+	res, names := runOnTree(t, s, 0, nil)
 	all := strings.Join(names, "\n")
 	if res.Status != store.StatusPassed {
 		t.Fatalf("%s: %s\n%s", res.Status, res.Reason, all)
@@ -172,13 +168,7 @@ func TestSalePopupExampleOverSeeds(t *testing.T) {
 	}
 	branches := map[string]int64{}
 	for _, seed := range []int64{0, 1, 2} {
-		d := treePhone(t, seed)
-		st := openStore(t)
-		res, err := Run(context.Background(), d, s, &Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := stepNames(t, st, res.Run.ID)
+		res, names := runOnTree(t, s, seed, nil)
 		if res.Status != store.StatusPassed {
 			t.Fatalf("seed %d: %s: %s\n%s", seed, res.Status, res.Reason, strings.Join(names, "\n"))
 		}
@@ -234,27 +224,20 @@ tasks:
 // call tree and its own file and line; what was left of the flow and of
 // the task is recorded as skipped.
 func TestFailureInAFlow(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"f.yaml":    "tasks:\n  - name: t\n    flow:\n      - launch: com.apex.login\n      - tap: No such thing\n      - back\n",
-		"main.yaml": "tasks:\n  - name: main\n    flow:\n      - runFlow: f.yaml\n      - tap: Sign in\n",
+	dir := tree(t, fstest.MapFS{
+		"f.yaml":    {Data: []byte("tasks:\n  - name: t\n    flow:\n      - launch: com.apex.login\n      - tap: No such thing\n      - back\n")},
+		"main.yaml": {Data: []byte("tasks:\n  - name: main\n    flow:\n      - runFlow: f.yaml\n      - tap: Sign in\n")},
 	})
 	s, err := script.LoadFile(filepath.Join(dir, "main.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := treePhone(t, 0)
-	st := openStore(t)
-	o := fastOptions(st)
-	o.Perception.Mode = perceive.Off
-	res, err := Run(context.Background(), d, s, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, names := runOnTree(t, s, 0, nil)
 	want := fmt.Sprintf(`task "main" failed: step 1 (runFlow f › t › tap: No such thing) at %s:5:9: `, filepath.Join(dir, "f.yaml"))
 	if res.Status != store.StatusFailed || !strings.HasPrefix(res.Reason, want) {
 		t.Errorf("reason = %q\nwant it to start %q", res.Reason, want)
 	}
-	got := strings.Join(stepNames(t, st, res.Run.ID), "\n")
+	got := strings.Join(names, "\n")
 	if d := cmp.Diff("passed runFlow f › t › launch: com.apex.login\nfailed runFlow f › t › tap: No such thing\nskipped runFlow f › t › back\nskipped tap: Sign in", got); d != "" {
 		t.Errorf("steps (-want +got):\n%s", d)
 	}
