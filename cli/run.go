@@ -53,7 +53,7 @@ type RunOptions struct {
 func newCmdRun(env *Env) *cobra.Command {
 	opts := &RunOptions{}
 	cmd := &cobra.Command{
-		Use:   "run FILE…",
+		Use:   "run FILE|SUITE…",
 		Short: "Run YAML scripts on a device and record a report of every step",
 		Long: `Run Midscene-compatible YAML scripts on a device, step by step: observe the
 screen, find the target (by text, id, description or type, no model
@@ -63,7 +63,11 @@ the Scene, the action and its timings. Each run leaves an HTML report.
 Scripts run in parallel with --concurrency (with --sim, one simulated phone
 per worker); failed scripts are retried with --retry. The exit code is 0
 only when every script passed. Ctrl-C stops the running steps and still
-finishes every record.`,
+finishes every record.
+
+A folder or an apex.suite.yaml runs a suite (its order, tags and defaults);
+--tags picks scripts by their tags: and --data runs each once per CSV row
+(docs/scripts.md).`,
 		Example: `  apex run --sim examples/shop-checkout.yaml
   apex run --sim --concurrency 3 --junit results.xml examples/*.yaml
   apex run --device emulator-5554 --retry 1 smoke.yaml
