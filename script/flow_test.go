@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -254,4 +256,33 @@ func TestDataRows(t *testing.T) {
 			t.Errorf("%q: err = %v, want %q", bad.csv, err, bad.want)
 		}
 	}
+}
+
+// FuzzEscape: text escaped as the recorder writes it ($${ for ${) reads
+// back as itself, whatever it holds, and refers to nothing.
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{"${HOME}", "$${x}", "${unclosed", "a$", "$$", "}${", "${a}${b:-c}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := substitute(escapeRefs(s), false, func(ref string) string {
+			t.Fatalf("%q referred to %q once escaped", s, ref)
+			return ""
+		})
+		if err != nil || got != s {
+			t.Fatalf("escaped %q reads back as %q, %v", s, got, err)
+		}
+		src := "tasks:\n  - name: a\n    flow:\n      - input: {id: a}\n        value: " + strconv.Quote(escapeRefs(s)) + "\n"
+		if !utf8.ValidString(s) || strings.ContainsAny(s, "\x00\r\n\t\\") || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r > 0xffff }) {
+			return // YAML's double quotes differ from Go's for these
+		}
+		sc, err := Load([]byte(src), "x.yaml", &Options{LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatalf("escaped %q does not load: %v", s, err)
+		}
+		st, err := sc.Tasks[0].Steps[0].Expand(func(string) (string, bool) { return "", false })
+		if err != nil || st.Value != s {
+			t.Fatalf("escaped %q runs as %q, %v", s, st.Value, err)
+		}
+	})
 }

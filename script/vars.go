@@ -61,8 +61,8 @@ func (n *names) store(name string) {
 }
 
 // substitute replaces each ${ref} of s with what f returns for it. An
-// escaped $${ref} is kept as written when keepEscapes, else written ${ref}.
-// It fails on a ${ without its }.
+// escape $${ is kept as written when keepEscapes, else written ${. It
+// fails on a ${ without its }.
 func substitute(s string, keepEscapes bool, f func(ref string) string) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
@@ -74,22 +74,24 @@ func substitute(s string, keepEscapes bool, f func(ref string) string) (string, 
 			b.WriteString(s)
 			return b.String(), nil
 		}
+		if i > 0 && s[i-1] == '$' {
+			// $${ is the text ${, whatever follows.
+			if keepEscapes {
+				b.WriteString(s[:i+2])
+			} else {
+				b.WriteString(s[:i-1])
+				b.WriteString("${")
+			}
+			s = s[i+2:]
+			continue
+		}
 		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
 			return s, fmt.Errorf("unclosed ${ in %q: write ${NAME}, or $${ for the text ${", s)
 		}
 		end := i + j + 1
-		if i > 0 && s[i-1] == '$' {
-			if keepEscapes {
-				b.WriteString(s[:end])
-			} else {
-				b.WriteString(s[:i-1])
-				b.WriteString(s[i:end])
-			}
-		} else {
-			b.WriteString(s[:i])
-			b.WriteString(f(s[i+2 : end-1]))
-		}
+		b.WriteString(s[:i])
+		b.WriteString(f(s[i+2 : end-1]))
 		s = s[end:]
 	}
 }
