@@ -29,7 +29,7 @@ func TestDocExamples(t *testing.T) {
 			continue
 		}
 		name := fmt.Sprintf("../docs/example-%d.yaml", i+1)
-		s, err := script.Load([]byte(src), name, &script.Options{LookupEnv: func(string) (string, bool) { return "", false }})
+		s, err := script.Load([]byte(src), name, &script.Options{LookupEnv: func(string) (string, bool) { return "", false }, Files: true})
 		if err != nil {
 			t.Errorf("example %d does not load: %v\n%s", i+1, err, src)
 			continue

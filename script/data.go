@@ -94,6 +94,10 @@ func (l *loader) data(n *yaml.Node) *Data {
 		if path == "" {
 			return nil
 		}
+		if !l.opts.Files {
+			l.errorf(n, "data: this script may not read files (it did not come from one); write the rows in it: data: [{column: value}]")
+			return nil
+		}
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(filepath.Dir(l.file), path)
 		}

@@ -277,6 +277,10 @@ func (l *loader) flowFile(n *yaml.Node, rel string) *Flow {
 	if rel == "" {
 		return nil
 	}
+	if !l.opts.Files {
+		l.errorf(n, "runFlow: this script may not read files (it did not come from one); give the flow's steps inline: runFlow: {flow: [steps]}")
+		return nil
+	}
 	path := rel
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(l.file), rel)

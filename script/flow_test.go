@@ -144,15 +144,20 @@ func TestBadConstructsFailAtLoad(t *testing.T) {
 		{"model key never", "", "env: [APEX_MODEL_API_KEY]\n" + flow + "      - launch: x\n", "x.yaml:1:7: env: APEX_MODEL_API_KEY holds a model setting or key"},
 		{"a key by its suffix", "", flow + "      - launch: ${APEX_VAR_OPENAI_API_KEY}\n", "model settings and keys are never put into scripts"},
 		{"standalone required param", "", "params: [user]\n" + flow + "      - back\n", "x.yaml:1:10: params: user has no default"},
+		{"no files from a client", "client", flow + "      - runFlow: a.yaml\n", "x.yaml:4:18: runFlow: this script may not read files"},
+		{"no data files from a client", "client", "data: /etc/passwd\n" + flow + "      - back\n", "x.yaml:1:7: data: this script may not read files"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
 			lookup := env(map[string]string{"HOME": "/root", "APEX_VAR_OPENAI_API_KEY": "sk"})
-			if c.file != "" {
+			switch c.file {
+			case "client":
+				_, err = Load([]byte(c.src), "x.yaml", &Options{LookupEnv: lookup})
+			case "":
+				_, err = Load([]byte(c.src), filepath.Join(dir, "x.yaml"), &Options{LookupEnv: lookup, Files: true})
+			default:
 				_, err = LoadFile(filepath.Join(dir, c.file), &Options{LookupEnv: lookup})
-			} else {
-				_, err = Load([]byte(c.src), filepath.Join(dir, "x.yaml"), &Options{LookupEnv: lookup})
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v\nwant it to contain %q", err, c.want)

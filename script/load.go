@@ -22,6 +22,11 @@ type Options struct {
 	// params is not nil, checks them (a JSON object). Nil means only the
 	// step kinds of this package are known.
 	Action func(name string, params json.RawMessage) (known bool, err error)
+	// Files lets the script read the flow files and data files it names
+	// (relative to its own); LoadFile sets it. Text that comes from a
+	// client (a playground's steps) leaves it false: its runFlow and data:
+	// cannot read the files of the machine it runs on.
+	Files bool
 	// Values names the values given from outside the file (the columns of
 	// apex run --data rows), so its text may refer to them.
 	Values []string
@@ -52,7 +57,12 @@ func LoadFile(path string, opts *Options) (*Script, error) {
 	if err != nil {
 		return nil, fmt.Errorf("script: read %s: %w", path, err)
 	}
-	return Load(data, path, opts)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Files = true
+	return Load(data, path, &o)
 }
 
 // Load parses a script. filename is used in error positions and to find
