@@ -43,6 +43,8 @@ type RunOptions struct {
 	model       *llm.Config // loaded once from Config and the environment
 	ocr         ocr.Engine  // one Tesseract for the batch, started on first need
 	OCR         string      // --ocr: auto, always or off
+	Data        string      // --data rows.csv: run every script once per row
+	Tags        string      // --tags smoke,!slow: run the scripts with these tags
 	// Terminal forces (true) or disables (false) the live progress display;
 	// nil detects it from Out.
 	Terminal *bool
@@ -55,7 +57,7 @@ type RunOptions struct {
 func newCmdRun(env *Env) *cobra.Command {
 	opts := &RunOptions{}
 	cmd := &cobra.Command{
-		Use:   "run FILE…",
+		Use:   "run FILE|SUITE…",
 		Short: "Run YAML scripts on a device and record a report of every step",
 		Long: `Run Midscene-compatible YAML scripts on a device, step by step: observe the
 screen, find the target (by text, id, description or type, no model
@@ -65,10 +67,16 @@ the Scene, the action and its timings. Each run leaves an HTML report.
 Scripts run in parallel with --concurrency (with --sim, one simulated phone
 per worker); failed scripts are retried with --retry. The exit code is 0
 only when every script passed. Ctrl-C stops the running steps and still
-finishes every record.`,
+finishes every record.
+
+A folder or an apex.suite.yaml runs a suite (its order, tags and defaults);
+--tags picks scripts by their tags: and --data runs each once per CSV row
+(docs/scripts.md).`,
 		Example: `  apex run --sim examples/shop-checkout.yaml
   apex run --sim --concurrency 3 --junit results.xml examples/*.yaml
-  apex run --device emulator-5554 --retry 1 smoke.yaml`,
+  apex run --device emulator-5554 --retry 1 smoke.yaml
+  apex run --sim --tags smoke examples/suite
+  apex run --sim --data accounts.csv examples/suite/sign-in.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("name the scripts to run (examples/*.yaml are some that pass on --sim)")
@@ -90,15 +98,16 @@ finishes every record.`,
 	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Output, "output", "", "write the script's results (aiQuery, aiNumber, aiString, aiBoolean, aiLocate, named runAdbShell) to this JSON file, as Midscene does (default: the script's android.output or ios.output); one script only")
 	f.StringVar(&opts.Report, "report", "files", "files: the report refers to its screenshots beside it (small, for long runs); inline: one HTML file with compact screenshots inside, to mail or attach to a CI run")
+	f.StringVar(&opts.Data, "data", "", "run every script once per row of this CSV file (a header naming the columns, used as ${column}); each row is its own run and JUnit testsuite")
+	f.StringVar(&opts.Tags, "tags", "", "run only the scripts with one of these tags (tags: in a script), comma-separated; !tag leaves out the scripts with it")
 	f.StringVar(&opts.ReportDir, "report-dir", "", "where runs and their reports are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
 }
 
-// runJob is one script file of a batch.
+// runJob is one run of a batch: a script, with its data row.
 type runJob struct {
-	index  int
-	file   string
-	script *script.Script
+	runner.Job
+	index int
 }
 
 func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
@@ -135,16 +144,17 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	if dir == "" {
 		dir = defaultRunsDir()
 	}
-	outs := make([]runner.Outcome, len(opts.Files))
+	planned, err := runner.Plan(opts.Files, runner.PlanOptions{Tags: opts.Tags, Data: opts.Data, Load: script.Options{Action: knownAction}})
+	if err != nil {
+		return err
+	}
+	outs := make([]runner.Outcome, len(planned))
 	var jobs []runJob
-	for i, f := range opts.Files {
-		outs[i] = runner.Outcome{File: f}
-		s, err := script.LoadFile(f, &script.Options{Action: knownAction})
-		if err != nil {
-			outs[i].Err = err
-			continue
+	for i, j := range planned {
+		outs[i] = runner.Outcome{File: j.File, Row: j.Row, Err: j.Err}
+		if j.Err == nil {
+			jobs = append(jobs, runJob{Job: j, index: i})
 		}
-		jobs = append(jobs, runJob{index: i, file: f, script: s})
 	}
 	st, err := store.Open(dir)
 	if err != nil {
@@ -173,7 +183,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 	}
 	workers = max(1, min(workers, len(jobs)))
 	noteSimTargets(ctx, env, opts, jobs)
-	prog := newProgress(env.Progress(), opts.Terminal, len(opts.Files))
+	prog := newProgress(env.Progress(), opts.Terminal, len(outs))
 	for _, o := range outs {
 		if o.Err != nil {
 			prog.finished(o)
@@ -217,8 +227,12 @@ feed:
 
 // runScript runs one script, retrying a failure up to opts.Retry times.
 func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store, flags DeviceFlags, j runJob, prog *progress) runner.Outcome {
-	o := runner.Outcome{File: j.file}
-	for attempt := 0; attempt <= opts.Retry; attempt++ {
+	o := runner.Outcome{File: j.File, Row: j.Row}
+	retry := opts.Retry
+	if retry == 0 && j.Suite != nil {
+		retry = j.Suite.Defaults.Retries
+	}
+	for attempt := 0; attempt <= retry; attempt++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -228,8 +242,8 @@ func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store,
 		if o.Passed() || ctx.Err() != nil {
 			break
 		}
-		if attempt < opts.Retry {
-			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.file, attempt+2, opts.Retry+1, o.Reason()))
+		if attempt < retry {
+			prog.note(fmt.Sprintf("retry %s (attempt %d of %d): %s", j.Name(), attempt+2, retry+1, o.Reason()))
 		}
 	}
 	return o
@@ -238,22 +252,32 @@ func runScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store,
 // attemptScript opens a device, runs the script once and writes its report.
 func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.Store, flags DeviceFlags, j runJob, prog *progress, attempt int) (*runner.Result, string, error) {
 	if !flags.Sim && flags.ID == "" {
-		switch j.script.Target.Kind {
+		switch j.Script.Target.Kind {
 		case "sim":
 			flags.Sim = true
 		case "android", "ios":
-			flags.ID = j.script.Target.DeviceID
-			if j.script.Target.WDAURL != "" {
-				flags.ID = wdaPrefix + j.script.Target.WDAURL
+			flags.ID = j.Script.Target.DeviceID
+			if j.Script.Target.WDAURL != "" {
+				flags.ID = wdaPrefix + j.Script.Target.WDAURL
 			}
 		}
 	}
-	if flags.Sim && flags.SimPlatform == "" && j.script.Target.Kind == "sim" {
-		flags.SimPlatform = j.script.Target.Platform
+	if !flags.Sim && flags.ID == "" && j.Suite != nil {
+		// The suite's device, where neither the command line nor the
+		// script names one: an ID, sim or sim:ios.
+		switch d := j.Suite.Defaults.Device; d {
+		case "sim", "sim:android", "sim:ios":
+			flags.Sim, flags.SimPlatform = true, strings.TrimPrefix(strings.TrimPrefix(d, "sim"), ":")
+		default:
+			flags.ID = d
+		}
+	}
+	if flags.Sim && flags.SimPlatform == "" && j.Script.Target.Kind == "sim" {
+		flags.SimPlatform = j.Script.Target.Platform
 	}
 	drv, target, release, err := opts.Open(ctx, env, &flags)
 	if err != nil {
-		return nil, "", fmt.Errorf("open a device for %s: %w", j.file, err)
+		return nil, "", fmt.Errorf("open a device for %s: %w", j.Name(), err)
 	}
 	defer release()
 	ro := runner.Options{}
@@ -268,7 +292,7 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	ro.Perception.Mode = mode
 	// ai* steps run on the AI runtime, with the replay cache beside the
 	// script (written only when a step is resolved and succeeds).
-	cache, err := agent.OpenCache(ctx, agent.CachePath(j.file), st)
+	cache, err := agent.OpenCache(ctx, agent.CachePath(j.File), st)
 	if err != nil {
 		return nil, "", err
 	}
@@ -281,18 +305,29 @@ func attemptScript(ctx context.Context, env *Env, opts *RunOptions, st *store.St
 	}
 	ro.AI = rt
 	ro.Space = action.ForPlatform(target.Platform)
-	if attempt > 0 {
-		ro.Name = fmt.Sprintf("%s (attempt %d)", strings.TrimSuffix(filepath.Base(j.file), filepath.Ext(j.file)), attempt+1)
+	ro.Values = j.Values
+	if j.Suite != nil && j.Suite.Defaults.Timeout > 0 && ro.FindTimeout == 0 {
+		ro.FindTimeout = j.Suite.Defaults.Timeout
 	}
-	ro.OnStep = func(p runner.Progress) { prog.step(j.file, p) }
-	res, err := runner.Run(ctx, drv, j.script, &ro)
+	name := strings.TrimSuffix(filepath.Base(j.File), filepath.Ext(j.File))
+	if j.Row > 0 {
+		name = fmt.Sprintf("%s [row %d]", name, j.Row)
+	}
+	if attempt > 0 {
+		name = fmt.Sprintf("%s (attempt %d)", name, attempt+1)
+	}
+	if j.Row > 0 || attempt > 0 {
+		ro.Name = name
+	}
+	ro.OnStep = func(p runner.Progress) { prog.step(j.Name(), p) }
+	res, err := runner.Run(ctx, drv, j.Script, &ro)
 	if err != nil {
 		return res, "", err
 	}
 	path, rerr := report.WriteWith(context.WithoutCancel(ctx), st, res.Run.ID, &report.Options{Inline: opts.Report == "inline"})
 	if rerr != nil {
 		env.Log.Warn("write report", "run", res.Run.ID, "err", rerr)
-		prog.note(fmt.Sprintf("%s: could not write the report: %v", j.file, rerr))
+		prog.note(fmt.Sprintf("%s: could not write the report: %v", j.Name(), rerr))
 	}
 	return res, path, nil
 }
@@ -344,8 +379,8 @@ func noteSimTargets(ctx context.Context, env *Env, opts *RunOptions, jobs []runJ
 	}
 	var files []string
 	for _, j := range jobs {
-		if j.script.Target.Kind == "sim" {
-			files = append(files, j.file)
+		if j.Script.Target.Kind == "sim" {
+			files = append(files, j.File)
 		}
 	}
 	if len(files) == 0 {

@@ -58,11 +58,11 @@ func (p *progress) step(file string, s runner.Progress) {
 func (p *progress) finished(o runner.Outcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.running, o.File)
+	delete(p.running, o.Name())
 	p.done_++
 	p.clear()
 	mark := map[bool]string{true: "PASS", false: "FAIL"}[o.Passed()]
-	line := fmt.Sprintf("%s %s", mark, o.File)
+	line := fmt.Sprintf("%s %s", mark, o.Name())
 	if r := o.Result; r != nil {
 		line += fmt.Sprintf(" (%d steps: %d passed, %d failed, %d skipped; %s", r.Steps, r.Passed, r.Failed, r.Skipped, since(r.Duration))
 		if o.Attempts > 1 {

@@ -354,11 +354,7 @@ func (s *Session) expect(ctx context.Context, st Step, r *Record) error {
 	if st.ExpectTimeout > 0 {
 		timeout = st.ExpectTimeout
 	}
-	var res check.Result
-	last, _, err := s.p.Poll(ctx, r.After, timeout, func(sc *perceive.Screen) bool {
-		res = s.judge(ctx, *st.Expect, r.Before, sc)
-		return res.Holds()
-	})
+	last, res, err := s.Await(ctx, *st.Expect, r.Before, r.After, timeout)
 	r.After, r.Verdict = last, &res
 	if st.Call.IsZero() && st.Custom == nil {
 		r.Before = last
@@ -373,6 +369,19 @@ func (s *Session) expect(ctx context.Context, st Step, r *Record) error {
 		return fmt.Errorf("%s (%s)", st.Message, res.Evidence)
 	}
 	return fmt.Errorf("expected %s: %s", st.Expect, res.Evidence)
+}
+
+// Await re-checks c on fresh observations, starting from the screen from,
+// until it holds or timeout passes (0: one look). before is the screen
+// the check compares with (layoutChanged). It returns the last screen
+// seen and its verdict; the error is about observing.
+func (s *Session) Await(ctx context.Context, c check.Check, before, from *perceive.Screen, timeout time.Duration) (*perceive.Screen, check.Result, error) {
+	var res check.Result
+	last, _, err := s.p.Poll(ctx, from, timeout, func(sc *perceive.Screen) bool {
+		res = s.judge(ctx, c, before, sc)
+		return res.Holds()
+	})
+	return last, res, err
 }
 
 // judge decides c on sc, from the screen before the step. A text or number

@@ -10,6 +10,8 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/engine"
 	"github.com/apexagent/apex/locate"
+	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/script"
 )
 
@@ -28,30 +30,62 @@ func needsModelIfNoRule(st script.Step, err error) error {
 	return err
 }
 
-// aiLocate finds an element by rules and stores it under the step's name.
-func (r *run) aiLocate(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
-	loc := action.Locator{Prompt: st.Prompt}
+// find waits for the step's element (up to its timeout, else the run's)
+// and returns it as found; the screen it was found on is rec.Before.
+// ferr is why it was not found.
+func (r *run) find(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step, loc action.Locator) (e scene.Element, ferr, err error) {
 	timeout := r.opts.FindTimeout
 	if st.Timeout > 0 {
 		timeout = st.Timeout
 	}
 	seen, ferr, err := s.Find(ctx, rec.Before, []action.Locator{loc}, timeout)
 	rec.Before = seen
+	if err != nil || ferr != nil {
+		return e, ferr, err
+	}
+	e, _ = locate.Find(seen.Scene, loc)
+	rec.Element = &e
+	return e, nil, nil
+}
+
+// aiLocate finds an element by rules and stores it under the step's name.
+func (r *run) aiLocate(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
+	e, ferr, err := r.find(ctx, s, rec, st, action.Locator{Prompt: st.Prompt})
 	if err != nil {
 		return err
 	}
 	if ferr != nil {
 		return needsModelIfNoRule(st, ferr)
 	}
-	e, _ := locate.Find(seen.Scene, loc)
 	x, y := e.Bounds.Center()
 	v := map[string]any{"id": e.ID, "type": e.Type, "text": e.Text, "desc": e.Desc, "bounds": e.Bounds, "center": device.Point{X: x, Y: y}}
-	rec.Point, rec.Element, rec.Result = &device.Point{X: x, Y: y}, &e, v
+	rec.Point, rec.Result = &device.Point{X: x, Y: y}, v
 	name := st.Name
 	if name == "" {
 		name = st.Prompt
 	}
 	r.outputs[name] = v
+	return nil
+}
+
+// read finds an element and stores the text it shows (read from its
+// pixels when the tree gives none) under the step's as: name.
+func (r *run) read(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step, loc action.Locator) error {
+	e, ferr, err := r.find(ctx, s, rec, st, loc)
+	if err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	text := e.Text
+	if text == "" && s.Perceiver().Mode() != perceive.Off {
+		if text, err = s.Perceiver().RegionText(ctx, rec.Before, e); err != nil {
+			return fmt.Errorf("%s has no text in the UI tree, and reading its pixels failed: %w", loc, err)
+		}
+	}
+	rec.Result = map[string]any{"name": st.As, "value": text}
+	r.outputs[st.As] = text
 	return nil
 }
 

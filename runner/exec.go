@@ -83,6 +83,10 @@ func (r *run) compile(st script.Step) (engine.Step, error) {
 			msg = c.String()
 		}
 		return engine.Step{Expect: c, ExpectTimeout: st.Timeout, Message: "assertion failed: " + msg}, err
+	case script.Read:
+		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+			return r.read(ctx, s, rec, st, loc)
+		}}, nil
 	case script.AILocate:
 		return engine.Step{Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
 			return r.aiLocate(ctx, s, rec, st)

@@ -20,7 +20,12 @@ type Outcome struct {
 	Err      error   // why it could not run (bad YAML, no device, no store)
 	Report   string  // path of the HTML report, when one was written
 	Attempts int
+	// Row numbers the data row the script ran with, from 1; 0 without data.
+	Row int
 }
+
+// Name is how the outcome is shown: the file, and its data row.
+func (o Outcome) Name() string { return jobName(o.File, o.Row) }
 
 // Passed reports whether the script ran and passed.
 func (o Outcome) Passed() bool {
@@ -95,8 +100,8 @@ type junitProblem struct {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
-// WriteJUnit writes a JUnit XML report: one testsuite per script, one
-// testcase per task. A failed task is a failure; a run the device or a
+// WriteJUnit writes a JUnit XML report: one testsuite per script run (a
+// script with data rows runs once per row), one testcase per task. A failed task is a failure; a run the device or a
 // cancel broke is an error on the task it stopped in; a script that could
 // not run is one errored testcase.
 func WriteJUnit(w io.Writer, outs []Outcome) error {
@@ -104,6 +109,9 @@ func WriteJUnit(w io.Writer, outs []Outcome) error {
 	var total time.Duration
 	for _, o := range outs {
 		name := strings.TrimSuffix(filepath.Base(o.File), filepath.Ext(o.File))
+		if o.Row > 0 {
+			name = fmt.Sprintf("%s [row %d]", name, o.Row)
+		}
 		s := junitSuite{Name: name, File: o.File}
 		if o.Report != "" {
 			s.Properties = append(s.Properties, junitProperty{"report", o.Report})
@@ -189,6 +197,7 @@ type Summary struct {
 // ScriptSummary is one script in a Summary.
 type ScriptSummary struct {
 	File     string         `json:"file"`
+	Row      int            `json:"row,omitempty"` // the data row, from 1
 	Status   string         `json:"status"`
 	Reason   string         `json:"reason,omitempty"`
 	RunID    string         `json:"run_id,omitempty"`
@@ -213,7 +222,7 @@ type TaskSummary struct {
 func Summarize(outs []Outcome) Summary {
 	s := Summary{Passed: len(outs) > 0, Total: len(outs), Counts: map[string]int{}, Scripts: []ScriptSummary{}}
 	for _, o := range outs {
-		ss := ScriptSummary{File: o.File, Status: o.Status(), Reason: o.Reason(), Report: o.Report, Attempts: o.Attempts}
+		ss := ScriptSummary{File: o.File, Row: o.Row, Status: o.Status(), Reason: o.Reason(), Report: o.Report, Attempts: o.Attempts}
 		if r := o.Result; r != nil {
 			ss.RunID, ss.RunDir, ss.Device = r.Run.ID, r.Run.Dir, r.Run.Device
 			ss.Duration = r.Duration.Seconds()

@@ -53,6 +53,9 @@ type Options struct {
 	// or ios.output, and none when that is empty too. It is written in
 	// any case to output.json in the run directory.
 	Output string
+	// Values are the run's values besides those its steps store: the
+	// columns of a data row (apex run --data).
+	Values map[string]string
 	// AI runs the steps that need a model or the controlled-language
 	// planner (an *agent.Runtime): aiAct, aiAssert, aiWaitFor, the queries,
 	// and targeted steps (aiTap, …) whose target the locator rules cannot
@@ -126,6 +129,9 @@ type run struct {
 	n       int // steps recorded
 	outputs map[string]any
 	res     *Result
+	// globals are the run's values from outside (the data row); top is
+	// the script's own scope.
+	globals, top *scope
 }
 
 // Run executes s on d and records it. The returned error is only about the
@@ -151,8 +157,22 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 	r.sess = engine.New(d, &engine.Options{Space: o.Space, Perception: o.Perception, FindTimeout: o.FindTimeout,
 		ExpectTimeout: o.AssertTimeout, Recorder: engine.RecorderFunc(r.record), Log: o.Log})
 	defer r.sess.Close()
+	r.globals = newScope(nil)
+	for k, v := range o.Values {
+		r.globals.vals[k] = v
+	}
+	if s.Data != nil && len(o.Values) == 0 && len(s.Data.Rows) > 0 {
+		// A script with data: run without a row runs with the first.
+		for k, v := range s.Data.Rows[0].Values {
+			r.globals.vals[k] = v
+		}
+	}
+	r.top = newScope(r.globals)
+	for _, p := range s.Params {
+		r.top.vals[p.Name] = p.Value
+	}
 	for _, t := range s.Tasks {
-		r.total += len(t.Steps)
+		r.total += countSteps(t.Steps)
 	}
 	if s.Target.Launch != "" {
 		r.total++
@@ -191,7 +211,7 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 	r.space = space
 	if s.Target.Launch != "" {
 		st := script.Step{Kind: script.Launch, Key: "launch", Value: s.Target.Launch, Pos: s.Target.Pos}
-		if err := r.step(ctx, "launch", st); err != nil {
+		if err := r.leaf(ctx, frame{task: "launch", sc: r.top}, st, nil); err != nil {
 			return r.abort(ctx, s, 0, err, "launch", StepName(st))
 		}
 	}
@@ -200,7 +220,7 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 		tr := TaskResult{Name: t.Name, Status: store.StepPassed, Steps: len(t.Steps), ContinueOnError: t.ContinueOnError}
 		tStart := time.Now()
 		for si, st := range t.Steps {
-			err := r.step(ctx, t.Name, st)
+			err := r.node(ctx, frame{task: t.Name, sc: r.top}, st)
 			if err == nil {
 				continue
 			}
@@ -212,9 +232,9 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 				return r.fatalStatus(ctx, err, t.Name, si, st)
 			}
 			tr.Status = store.StepFailed
-			tr.Reason = fmt.Sprintf("step %d (%s) at %s: %v", si+1, StepName(st), posString(st.Pos), err)
+			tr.Reason = fmt.Sprintf("step %d (%s: %v", si+1, where(err, st), err)
 			for _, rest := range t.Steps[si+1:] {
-				r.skip(ctx, t.Name, rest, "an earlier step of the task failed")
+				r.skip(ctx, frame{task: t.Name, sc: r.top}, rest, "an earlier step of the task failed")
 			}
 			break
 		}
@@ -247,14 +267,14 @@ func (r *run) abort(ctx context.Context, s *script.Script, _ int, err error, tas
 func fatal(ctx context.Context, err error) bool { return engine.Fatal(ctx, err) }
 
 func (r *run) fatalStatus(ctx context.Context, err error, task string, si int, st script.Step) (string, string) {
-	where := fmt.Sprintf("task %q", task)
+	at := fmt.Sprintf("task %q", task)
 	if si >= 0 {
-		where += fmt.Sprintf(", step %d (%s) at %s", si+1, StepName(st), posString(st.Pos))
+		at += fmt.Sprintf(", step %d (%s", si+1, where(err, st))
 	}
 	if ctx.Err() != nil {
-		return store.StatusCanceled, fmt.Sprintf("canceled during %s: %v", where, context.Cause(ctx))
+		return store.StatusCanceled, fmt.Sprintf("canceled during %s: %v", at, context.Cause(ctx))
 	}
-	return store.StatusError, fmt.Sprintf("device lost during %s: %v", where, err)
+	return store.StatusError, fmt.Sprintf("device lost during %s: %v", at, err)
 }
 
 // skipRest records every step from task ti, step si on as skipped.
@@ -262,7 +282,7 @@ func (r *run) skipRest(ctx context.Context, s *script.Script, ti, si int) {
 	for ; ti < len(s.Tasks); ti++ {
 		t := s.Tasks[ti]
 		for _, st := range t.Steps[si:] {
-			r.skip(ctx, t.Name, st, "the run stopped before this step")
+			r.skip(ctx, frame{task: t.Name}, st, "the run stopped before this step")
 		}
 		if si == 0 && ti >= len(r.res.Tasks) {
 			r.res.Tasks = append(r.res.Tasks, TaskResult{Name: t.Name, Status: store.StepSkipped, Steps: len(t.Steps), ContinueOnError: t.ContinueOnError, Reason: "not run"})

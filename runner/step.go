@@ -13,20 +13,6 @@ import (
 	"github.com/apexagent/apex/store"
 )
 
-// step runs one step on the engine, which records it (record). It
-// returns the step's error (nil when it passed or an optional step was
-// skipped).
-func (r *run) step(ctx context.Context, task string, st script.Step) error {
-	es, err := r.compile(st)
-	if err != nil {
-		// A step that cannot run here still leaves a record of the screen
-		// it would have started from.
-		es = engine.Step{Custom: func(context.Context, *engine.Session, *engine.Record) error { return err }}
-	}
-	es.Task, es.Name = task, StepName(st)
-	return r.sess.Run(ctx, es).Err
-}
-
 // record keeps one step the engine ran: in the store, in the result's
 // counts, and in the progress report.
 func (r *run) record(ctx context.Context, rec *engine.Record) error {
@@ -42,11 +28,11 @@ func (r *run) record(ctx context.Context, rec *engine.Record) error {
 	return r.add(ctx, store.StepOf(r.runID, rec))
 }
 
-// skip records a step that was not run.
-func (r *run) skip(ctx context.Context, task string, st script.Step, why string) {
+// skip records a step that was not run (a control step as one step).
+func (r *run) skip(ctx context.Context, f frame, st script.Step, why string) {
 	r.res.Steps++
 	r.res.Skipped++
-	if err := r.add(ctx, store.Step{RunID: r.runID, Task: task, Name: StepName(st), Status: store.StepSkipped, Error: why, Started: time.Now()}); err != nil {
+	if err := r.add(ctx, store.Step{RunID: r.runID, Task: f.task, Name: f.path + StepName(st), Status: store.StepSkipped, Error: why, Started: time.Now()}); err != nil {
 		r.log.Error("record step", "run", r.runID, "step", StepName(st), "err", err)
 	}
 }
@@ -57,7 +43,7 @@ func (r *run) add(ctx context.Context, rec store.Step) error {
 	r.n++
 	_, err := r.store.AddStep(context.WithoutCancel(ctx), rec)
 	if r.opts.OnStep != nil {
-		r.opts.OnStep(Progress{RunID: r.runID, Task: rec.Task, Step: r.n, Steps: r.total, Name: rec.Name,
+		r.opts.OnStep(Progress{RunID: r.runID, Task: rec.Task, Step: r.n, Steps: max(r.total, r.n), Name: rec.Name,
 			Status: rec.Status, Error: rec.Error})
 	}
 	return err
@@ -76,6 +62,19 @@ func StepName(st script.Step) string {
 		arg = st.Assert.Op + " " + locString(st.Target)
 		if strings.HasPrefix(st.Assert.Op, "text") || strings.HasPrefix(st.Assert.Op, "number") || st.Assert.Op == "count" {
 			arg = fmt.Sprintf("%s %s %v", locString(st.Target), st.Assert.Op, assertWant(st.Assert))
+		}
+	case st.Kind == script.Read:
+		arg = locString(st.Target) + " as " + st.As
+	case st.Kind == script.If:
+		arg = condString(st.Cond)
+	case st.Kind == script.Repeat && st.Cond != nil:
+		arg = fmt.Sprintf("until %s (max %d)", condString(st.Cond), st.Max)
+	case st.Kind == script.Repeat:
+		arg = fmt.Sprintf("%d times", st.Times)
+	case st.Kind == script.RunFlow && st.Flow != nil:
+		arg = st.Flow.Name
+		if st.Flow.File != "" {
+			arg = st.Flow.File
 		}
 	case len(st.Target) > 0:
 		arg = locString(st.Target)

@@ -48,6 +48,12 @@ const (
 	SwipeStep          Kind = "swipe"
 	ScrollUntilVisible Kind = "scrollUntilVisible"
 	PressKey           Kind = "pressKey"
+	// Read stores the text of an element as a value: read: {locate, as}.
+	Read Kind = "read"
+	// Control steps: they hold steps of their own.
+	RunFlow Kind = "runFlow"
+	If      Kind = "if"
+	Repeat  Kind = "repeat"
 	// Action is a generic step: its key names an action of the action space
 	// and its value holds that action's params.
 	Action Kind = "action"
@@ -70,6 +76,7 @@ var aliases = map[string]Kind{
 	"pressKey": PressKey,
 
 	"aiClearInput": AIClearInput, "aiDragAndDrop": AIDragAndDrop, "aiPinch": AIPinch,
+	"read": Read, "runFlow": RunFlow, "if": If, "repeat": Repeat,
 }
 
 // NeedsModel reports whether a step of this kind can only run with a model.

@@ -20,6 +20,14 @@ type Options struct {
 	// params is not nil, checks them (a JSON object). Nil means only the
 	// step kinds of this package are known.
 	Action func(name string, params json.RawMessage) (known bool, err error)
+	// Files lets the script read the flow files and data files it names
+	// (relative to its own); LoadFile sets it. Text that comes from a
+	// client (a playground's steps) leaves it false: its runFlow and data:
+	// cannot read the files of the machine it runs on.
+	Files bool
+	// Values names the values given from outside the file (the columns of
+	// apex run --data rows), so its text may refer to them.
+	Values []string
 }
 
 // Error is one problem in a script, with its place.
@@ -47,36 +55,56 @@ func LoadFile(path string, opts *Options) (*Script, error) {
 	if err != nil {
 		return nil, fmt.Errorf("script: read %s: %w", path, err)
 	}
-	return Load(data, path, opts)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Files = true
+	return Load(data, path, &o)
 }
 
-// Load parses a script. filename is used in error positions. The error,
-// when not nil, joins one *Error per problem found (at most 20).
+// Load parses a script. filename is used in error positions and to find
+// the flow files it calls (relative to it). The error, when not nil, joins
+// one *Error per problem found (at most 20).
 func Load(data []byte, filename string, opts *Options) (*Script, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	l := &loader{file: filename, opts: opts}
-	if l.opts.LookupEnv == nil {
-		l.opts.LookupEnv = os.LookupEnv
+	o := *opts
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, l.syntaxError(data, err)
+	l := &loader{file: filename, opts: &o, flows: map[string]*Flow{}}
+	l.chain = []string{absPath(filename)}
+	l.vars = newNames(nil)
+	for _, v := range o.Values {
+		l.vars.set[v] = true
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &Error{Pos: l.pos(&extra), Msg: "a second YAML document: a script is one document (remove the ---)"}
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, &Error{Pos: Pos{File: filename}, Msg: "empty script: expected a mapping with tasks:"}
-	}
-	s := l.script(doc.Content[0])
+	s := l.parse(data)
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}
 	return s, nil
+}
+
+// parse reads one file; its problems are in l.errs.
+func (l *loader) parse(data []byte) *Script {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		l.errs = append(l.errs, l.syntaxError(data, err))
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		l.errs = append(l.errs, &Error{Pos: l.pos(&extra), Msg: "a second YAML document: a script is one document (remove the ---)"})
+		return nil
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		l.errs = append(l.errs, &Error{Pos: Pos{File: l.file}, Msg: "empty script: expected a mapping with tasks:"})
+		return nil
+	}
+	return l.script(doc.Content[0])
 }
 
 func (l *loader) syntaxError(data []byte, err error) error {
@@ -85,9 +113,19 @@ func (l *loader) syntaxError(data []byte, err error) error {
 }
 
 type loader struct {
-	file   string
-	opts   *Options
-	errs   []error
+	file string
+	opts *Options
+	errs []error
+	// vars are the value names known where the loader reads; env the
+	// environment variables the file declares.
+	vars *names
+	env  map[string]bool
+	// flow is set while reading a flow file; chain lists the files being
+	// read (absolute), to refuse a flow that calls itself; flows are the
+	// flow files read so far, by absolute path.
+	flow   bool
+	chain  []string
+	flows  map[string]*Flow
 	visits int  // nodes expanded, bounded so alias bombs stay cheap
 	tooBig bool // the expansion bound was hit (reported once)
 }
@@ -174,9 +212,19 @@ func (l *loader) script(root *yaml.Node) *Script {
 	s := &Script{File: l.file}
 	var tasks *yaml.Node
 	var targets []string
-	for _, p := range l.pairs(root, "script") {
+	ps := l.pairs(root, "script")
+	for _, p := range ps {
+		if p.key.Value == "env" {
+			s.Env = l.envList(p.val)
+		}
+	}
+	for _, p := range ps {
 		switch k := p.key.Value; k {
 		case "android", "ios", "sim":
+			if l.flow {
+				l.errorf(p.key, "a flow runs on its caller's device: remove the %s: block", k)
+				continue
+			}
 			targets = append(targets, k)
 			if len(targets) > 1 {
 				l.errorf(p.key, "a second target block %q: a script drives one device (%s is already set)", k, targets[0])
@@ -195,8 +243,19 @@ func (l *loader) script(root *yaml.Node) *Script {
 			}
 		case "config":
 			// Midscene's output/logging block; nothing here changes how Apex runs.
+		case "env":
+		case "params":
+			s.Params = l.params(p.val)
+		case "data":
+			if l.flow {
+				l.errorf(p.key, "a flow takes values from its caller (with:), not data: rows; move data: to the script that calls it")
+				continue
+			}
+			s.Data = l.data(p.val)
+		case "tags":
+			s.Tags = l.words(p.val, "tags")
 		default:
-			l.errorf(p.key, "unknown top-level key %q: expected android, ios, sim, agent or tasks", k)
+			l.errorf(p.key, "unknown top-level key %q: expected android, ios, sim, agent, env, params, data, tags or tasks", k)
 		}
 	}
 	if tasks == nil {
@@ -213,6 +272,7 @@ func (l *loader) script(root *yaml.Node) *Script {
 	for _, tn := range tasks.Content {
 		s.Tasks = append(s.Tasks, l.task(resolveAlias(tn)))
 	}
+	s.Stores = l.vars.stored
 	return s
 }
 
@@ -308,11 +368,18 @@ func (l *loader) task(n *yaml.Node) Task {
 	case flow.Kind != yaml.SequenceNode:
 		l.errorf(flow, "flow: expected a list of steps (lines starting with -), got %s", describe(flow))
 	default:
-		for _, sn := range flow.Content {
-			if st, ok := l.step(resolveAlias(sn)); ok {
-				t.Steps = append(t.Steps, st)
-			}
-		}
+		t.Steps = l.steps(flow)
 	}
 	return t
+}
+
+// steps reads a list of steps.
+func (l *loader) steps(n *yaml.Node) []Step {
+	var out []Step
+	for _, sn := range n.Content {
+		if st, ok := l.step(resolveAlias(sn)); ok {
+			out = append(out, st)
+		}
+	}
+	return out
 }

@@ -17,6 +17,53 @@ type Script struct {
 	// kept for the AI runtime; the runner itself does not read it.
 	Agent map[string]any
 	Tasks []Task
+
+	// Env lists the environment variables the script's text may use
+	// (env: [NAME, …]), besides APEX_VAR_… ones.
+	Env []string
+	// Params are a flow file's parameters (params: {name: default}), set
+	// by the caller's with:; a parameter without a default is required.
+	Params []Param
+	// Data are the rows of data: in the file; the script runs once per row
+	// with the row's columns as values. Nil when the file gives none.
+	Data *Data
+	// Tags select the script in a suite (apex run --tags smoke).
+	Tags []string
+	// Stores lists the values the script's top-level steps store; a flow
+	// hands them back to its caller.
+	Stores []string
+}
+
+// Param is a named text: a flow's parameter and its default, or a value
+// passed to a flow.
+type Param struct {
+	Name, Value string
+	// Required parameters have no default.
+	Required bool
+}
+
+// Flow is what a runFlow step runs: the tasks of a flow file, or its own
+// inline steps (one task without a name).
+type Flow struct {
+	// Name shows in the call tree: the file's base name, or the name:
+	// given to an inline flow.
+	Name   string
+	File   string // the flow file; "" for an inline flow
+	Params []Param
+	Tasks  []Task
+	// Stores are the values the flow hands back to its caller.
+	Stores []string
+}
+
+// Cond is what if: and repeat's until: test on the screen: a check in
+// assert's terms, or the device's platform.
+type Cond struct {
+	Assert   *Assert         // the check; nil for a platform condition
+	Target   json.RawMessage // the element the check is about
+	Platform string          // android or ios
+	// Timeout is how long the condition is re-checked before it counts as
+	// false (a popup that comes a moment late); 0 looks once.
+	Timeout time.Duration
 }
 
 // Target says which device a script wants and what to launch first.
@@ -78,6 +125,26 @@ type Step struct {
 	Params json.RawMessage
 	// Request is the runWdaRequest method and endpoint.
 	Method, Endpoint string
+
+	// Refs reports that the step's text refers to values or escapes ${
+	// (the loader sets it): Expand puts them in when the step runs. A step
+	// built in Go means its text as it is.
+	Refs bool
+	// As is the name a read step stores the text it read under (queries
+	// store under Name).
+	As string
+	// Cond is an if's condition, or the until of a repeat.
+	Cond *Cond
+	// Body runs when an if's condition holds, each time a repeat repeats;
+	// Else when the condition does not hold.
+	Body, Else []Step
+	// Times is how often a repeat runs its body; Max bounds a repeat
+	// until its condition holds.
+	Times, Max int
+	// Flow is what runFlow runs, With the values it passes (text put in
+	// when the step runs).
+	Flow *Flow
+	With []Param
 }
 
 // Scroll is a scroll gesture (aiScroll, scrollUntilVisible).

@@ -160,13 +160,13 @@ func TestTargetsAreLocatorJSON(t *testing.T) {
 		{"prompt with index", `{prompt: Add, index: 2}`, `{"prompt":"Add","index":2}`},
 		{"id aliases", `{resourceId: com.apex.shop:id/search}`, `{"id":"com.apex.shop:id/search"}`},
 		{"desc aliases", `{contentDesc: Close}`, `{"desc":"Close"}`},
-		{"interpolated", `{text: "${WHO}"}`, `{"text":"Ann"}`},
+		{"interpolated", `{text: "${APEX_VAR_WHO}"}`, `{"text":"Ann"}`},
 		{"reference images ignored", `{desc: Close, images: [a.png]}`, `{"desc":"Close"}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := "tasks:\n  - name: a\n    flow:\n      - tap: " + c.yaml + "\n"
-			s, err := Load([]byte(src), "x.yaml", &Options{LookupEnv: env(map[string]string{"WHO": "Ann"})})
+			s, err := Load([]byte(src), "x.yaml", &Options{LookupEnv: env(map[string]string{"APEX_VAR_WHO": "Ann"})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestTargetsAreLocatorJSON(t *testing.T) {
 }
 
 func TestInterpolation(t *testing.T) {
-	src := "android:\n  deviceId: ${SERIAL}\ntasks:\n  - name: t\n    flow:\n      - input: the user field\n        value: ${USER_NAME:-guest}-${N}\n      - sleep: ${WAIT}\n"
+	src := "env: [SERIAL, USER_NAME, N, WAIT]\nandroid:\n  deviceId: ${SERIAL}\ntasks:\n  - name: t\n    flow:\n      - input: the user field\n        value: ${USER_NAME:-guest}-${N}\n      - sleep: ${WAIT}\n"
 	s, err := Load([]byte(src), "x.yaml", &Options{LookupEnv: env(map[string]string{"SERIAL": "abc", "N": "7", "WAIT": "250"})})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestErrorsHavePositions(t *testing.T) {
 		{"locator negative index", "tasks:\n  - name: a\n    flow:\n      - tap: {text: x, index: -1}\n", "x.yaml:4:31: tap.index: expected 0 or more, got -1"},
 		{"locator index not a number", "tasks:\n  - name: a\n    flow:\n      - tap: {text: x, index: two}\n", "x.yaml:4:31: tap.index: expected a whole number"},
 		{"locator not text", "tasks:\n  - name: a\n    flow:\n      - tap: [x]\n", "x.yaml:4:14: tap: expected a target"},
-		{"unset env", "tasks:\n  - name: a\n    flow:\n      - launch: ${NOPE}\n", "x.yaml:4:17: environment variable NOPE is not set"},
+		{"unset env", "env: [NOPE]\ntasks:\n  - name: a\n    flow:\n      - launch: ${NOPE}\n", "x.yaml:5:17: environment variable NOPE is not set"},
 		{"dup key", "tasks:\n  - name: a\n    name: b\n    flow: []\n", "x.yaml:3:5: task: key \"name\" repeated (first at line 2)"},
 		{"bad bool", "tasks:\n  - name: a\n    continueOnError: maybe\n    flow: []\n", "x.yaml:3:22: continueOnError: expected true or false"},
 		{"generic bad params", "tasks:\n  - name: a\n    flow:\n      - tap_xy: {y: 1}\n", "x.yaml:4:17: tap_xy: x: required"},
@@ -263,6 +263,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("a: &a [*a, *a]\ntasks: *a\n"))
 	f.Add([]byte("sim: {launch: ${X:-y}}\ntasks:\n  - {name: n, flow: [{aiInput: a, value: b}, back, {swipe: {from: [1,2], to: [3,4]}}]}\n"))
 	f.Add([]byte("tasks:\n - name: x\n   flow:\n   - assert: {textEquals: 1, element: {id: q, index: -1}}\n"))
+	f.Add([]byte("env: [X]\ntasks:\n - name: x\n   flow:\n   - read: {locate: a, as: v}\n   - if: {visible: ${v}}\n     flow: [{repeat: {until: {notVisible: $${X}}, max: 2}, flow: [back]}]\n     else: [{runFlow: {flow: [{tap: ${X}}], with: {a: b}}}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Load(data, "fuzz.yaml", &Options{LookupEnv: env(map[string]string{"X": "1"}), Action: knownActions})
 		if err == nil && s == nil {

@@ -70,6 +70,15 @@ func (l *loader) step(n *yaml.Node) (Step, bool) {
 		}
 		l.errorf(p.key, "unknown option %q for %s: expected %s", name, st.Key, c.allowed())
 	}
+	st.Refs = st.refers()
+	switch st.Kind {
+	case Read:
+		l.vars.store(st.As)
+	case AIQuery, AIBoolean, AINumber, AIString, AIAsk:
+		if validEnvName(st.Name) {
+			l.vars.store(st.Name)
+		}
+	}
 	return *st, len(l.errs) == before
 }
 
@@ -106,7 +115,9 @@ func (l *loader) genericStep(n *yaml.Node, ps []pair) (Step, bool) {
 		l.errorf(p.val, "%s: %v", p.key.Value, err)
 		return Step{}, false
 	}
-	return Step{Kind: Action, Key: p.key.Value, Pos: l.pos(p.key), Params: raw}, true
+	st := Step{Kind: Action, Key: p.key.Value, Pos: l.pos(p.key), Params: raw}
+	st.Refs = st.refers()
+	return st, true
 }
 
 // allowed lists the options a kind understands, for error messages.
@@ -122,7 +133,7 @@ func (c *stepCtx) allowed() string {
 
 var (
 	locOpts   = []string{"locate", "optional", "timeout"}
-	queryOpts = []string{"name", "domIncluded", "screenshotIncluded"}
+	queryOpts = []string{"name", "as", "domIncluded", "screenshotIncluded"}
 )
 
 var stepOptions = map[Kind][]string{
@@ -144,6 +155,10 @@ var stepOptions = map[Kind][]string{
 	AIClearInput:       {"locate"},
 	AIDragAndDrop:      {"from", "to"},
 	AIPinch:            {"locate", "direction", "distance", "duration"},
+	Read:               {"locate", "as", "timeout"},
+	If:                 {"flow", "else"},
+	Repeat:             {"flow"},
+	RunFlow:            {"with"},
 }
 
 func (c *stepCtx) read() {
@@ -151,7 +166,7 @@ func (c *stepCtx) read() {
 	what := st.Key
 	switch st.Kind {
 	case AIAct:
-		st.Prompt = l.str(main, what)
+		st.Prompt = l.text(main, what)
 	case AITap, AIDoubleClick, AIHover, AIRightClick, AILongPress:
 		c.readTarget(true)
 		c.readLocOpts()
@@ -171,20 +186,20 @@ func (c *stepCtx) read() {
 		c.readScroll()
 	case AIKeyboardPress:
 		if kn := c.opt("keyName"); kn != nil {
-			st.Value = l.str(kn, what+".keyName")
+			st.Value = l.text(kn, what+".keyName")
 			if !isNull(main) {
 				st.Target = l.element(main, what)
 			}
 		} else {
-			st.Value = l.str(main, what)
+			st.Value = l.text(main, what)
 			if loc := c.opt("locate"); loc != nil {
 				st.Target = l.element(loc, what+".locate")
 			}
 		}
 	case AIAssert:
-		st.Prompt = l.str(main, what)
+		st.Prompt = l.text(main, what)
 		if n := c.opt("errorMessage"); n != nil {
-			st.ErrorMessage = l.str(n, what+".errorMessage")
+			st.ErrorMessage = l.text(n, what+".errorMessage")
 		}
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
@@ -194,15 +209,21 @@ func (c *stepCtx) read() {
 			// Older form: aiQuery: {prompt, name} / aiWaitFor: {prompt, timeout}.
 			c.inlineOptions(main)
 			if p := c.opt("prompt"); p != nil {
-				st.Prompt = l.str(p, what+".prompt")
+				st.Prompt = l.text(p, what+".prompt")
 			} else {
 				l.errorf(main, "%s: expected prompt: inside the mapping", what)
 			}
 		} else {
-			st.Prompt = l.str(main, what)
+			st.Prompt = l.text(main, what)
 		}
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
+		}
+		if n := c.opt("as"); n != nil {
+			if st.Name != "" {
+				l.errorf(n, "%s: give name: or as:, not both", what)
+			}
+			st.Name = l.valueName(n, what+".as")
 		}
 		if n := c.opt("timeout"); n != nil && st.Kind == AIWaitFor {
 			st.Timeout = l.millis(n, what+".timeout")
@@ -212,7 +233,7 @@ func (c *stepCtx) read() {
 	case Sleep:
 		st.Duration = l.millis(main, what)
 	case RunAdbShell:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
 		}
@@ -221,12 +242,12 @@ func (c *stepCtx) read() {
 	case RunWdaRequest:
 		c.readWda()
 	case LogScreenshot:
-		st.Prompt = l.optStr(main, what)
+		st.Prompt = l.optText(main, what)
 		if n := c.opt("content"); n != nil {
-			st.Value = l.optStr(n, what+".content")
+			st.Value = l.optText(n, what+".content")
 		}
 	case JavaScript:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
 		}
@@ -241,15 +262,23 @@ func (c *stepCtx) read() {
 	case AssertStep:
 		c.readAssert()
 	case Launch, Terminate:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 	case Back, Home:
 		if !isNull(main) && !(main.Kind == yaml.ScalarNode && main.Value == "true") {
 			l.errorf(main, "%s takes no value: write - %s", what, what)
 		}
 	case PressKey:
-		st.Value = l.str(main, what)
+		st.Value = l.text(main, what)
 	case SwipeStep:
 		c.readSwipe()
+	case Read:
+		c.readRead()
+	case RunFlow:
+		c.readRunFlow()
+	case If:
+		c.readIf()
+	case Repeat:
+		c.readRepeat()
 	case ScrollUntilVisible:
 		st.Target = l.element(main, what)
 		st.Scroll = &Scroll{Direction: "down", Type: "once", MaxSwipes: 10}

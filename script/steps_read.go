@@ -70,14 +70,14 @@ func (c *stepCtx) readInput(midscene bool) {
 	val, loc := c.opt("value"), c.opt("locate")
 	switch {
 	case val != nil:
-		st.Value = l.optStr(val, st.Key+".value")
+		st.Value = l.optText(val, st.Key+".value")
 		if loc != nil && midscene {
 			st.Target = l.element(loc, st.Key+".locate")
 		} else {
 			st.Target = l.element(c.main, st.Key)
 		}
 	case loc != nil && midscene:
-		st.Value = l.optStr(c.main, st.Key)
+		st.Value = l.optText(c.main, st.Key)
 		st.Target = l.element(loc, st.Key+".locate")
 	case st.Mode == "clear":
 		st.Target = l.element(c.main, st.Key)
@@ -134,7 +134,7 @@ func (c *stepCtx) readWda() {
 		case "method":
 			st.Method = strings.ToUpper(l.str(p.val, st.Key+".method"))
 		case "endpoint":
-			st.Endpoint = l.str(p.val, st.Key+".endpoint")
+			st.Endpoint = l.text(p.val, st.Key+".endpoint")
 		case "data":
 			raw, err := json.Marshal(l.toAny(p.val))
 			if err != nil {
@@ -166,59 +166,75 @@ const assertOps = "exists, notExists, checked, notChecked, enabled, focused, tex
 //	assert: {count: 3, element: <target>}
 func (c *stepCtx) readAssert() {
 	l, st := c.l, c.st
-	a := &Assert{}
-	st.Assert = a
-	var elem *yaml.Node
-	ops := 0
-	for _, p := range l.pairs(c.main, st.Key) {
-		switch k := p.key.Value; k {
-		case "exists", "notExists", "checked", "notChecked", "enabled", "focused":
-			a.Op, ops = k, ops+1
-			st.Target = l.element(p.val, st.Key+"."+k)
-		case "textEquals", "textContains":
-			a.Op, ops = k, ops+1
-			a.Text = l.optStr(p.val, st.Key+"."+k)
-		case "numberGreater", "numberLess":
-			a.Op, ops = k, ops+1
-			a.Number = l.number(p.val, st.Key+"."+k)
-		case "count":
-			a.Op, ops = k, ops+1
-			if n := l.integer(p.val, st.Key+"."+k); n >= 0 {
-				a.Number = float64(n)
-			} else {
-				l.errorf(p.val, "%s.count: expected how many elements match, 0 or more, got %d", st.Key, n)
-			}
-		case "element":
-			elem = p.val
-		case "message", "errorMessage":
-			a.Message = l.str(p.val, st.Key+"."+k)
-		default:
-			l.errorf(p.key, "unknown key %q in assert: expected "+assertOps+", element or message", k)
-		}
+	var ps []pair
+	if c.main.Kind == yaml.MappingNode {
+		ps = l.pairs(c.main, st.Key)
+	} else {
+		l.pairs(c.main, st.Key) // reports what the value should be
 	}
+	st.Assert, st.Target = l.checkOf(c.main, st.Key, ps, func(k *yaml.Node) {
+		l.errorf(k, "unknown key %q in assert: expected "+assertOps+", element or message", k.Value)
+	})
 	if n := c.opt("errorMessage"); n != nil {
-		a.Message = l.str(n, st.Key+".errorMessage")
+		st.Assert.Message = l.text(n, st.Key+".errorMessage")
 	}
 	if n := c.opt("timeout"); n != nil {
 		st.Timeout = l.millis(n, st.Key+".timeout")
 	}
-	if c.main.Kind != yaml.MappingNode {
-		return
+}
+
+// checkOf reads a check written as assert writes it from the entries ps
+// of the mapping n (what names it in messages); unknown reports a key
+// that is not part of a check. The target is the element checked.
+func (l *loader) checkOf(n *yaml.Node, what string, ps []pair, unknown func(k *yaml.Node)) (*Assert, json.RawMessage) {
+	a := &Assert{}
+	var target json.RawMessage
+	var elem *yaml.Node
+	ops := 0
+	for _, p := range ps {
+		switch k := p.key.Value; k {
+		case "exists", "notExists", "checked", "notChecked", "enabled", "focused":
+			a.Op, ops = k, ops+1
+			target = l.element(p.val, what+"."+k)
+		case "textEquals", "textContains":
+			a.Op, ops = k, ops+1
+			a.Text = l.optText(p.val, what+"."+k)
+		case "numberGreater", "numberLess":
+			a.Op, ops = k, ops+1
+			a.Number = l.number(p.val, what+"."+k)
+		case "count":
+			a.Op, ops = k, ops+1
+			if n := l.integer(p.val, what+"."+k); n >= 0 {
+				a.Number = float64(n)
+			} else {
+				l.errorf(p.val, "%s.count: expected how many elements match, 0 or more, got %d", what, n)
+			}
+		case "element":
+			elem = p.val
+		case "message", "errorMessage":
+			a.Message = l.text(p.val, what+"."+k)
+		default:
+			unknown(p.key)
+		}
+	}
+	if n.Kind != yaml.MappingNode {
+		return a, target
 	}
 	switch {
 	case ops == 0:
-		l.errorf(c.main, "assert: expected one check: "+assertOps)
+		l.errorf(n, "%s: expected one check: "+assertOps, what)
 	case ops > 1:
-		l.errorf(c.main, "assert: one check per step, found %d: split them into several assert steps", ops)
+		l.errorf(n, "%s: one check per step, found %d: split them into several steps", what, ops)
 	case a.Op != "count" && !strings.HasPrefix(a.Op, "text") && !strings.HasPrefix(a.Op, "number"):
 		if elem != nil {
-			l.errorf(elem, "assert.element: %s already names the element", a.Op)
+			l.errorf(elem, "%s.element: %s already names the element", what, a.Op)
 		}
 	case elem == nil:
-		l.errorf(c.main, "assert.%s: add element: <target> to say which element to check", a.Op)
+		l.errorf(n, "%s.%s: add element: <target> to say which element to check", what, a.Op)
 	default:
-		st.Target = l.element(elem, st.Key+".element")
+		target = l.element(elem, what+".element")
 	}
+	return a, target
 }
 
 // readSwipe reads swipe: up|down|left|right or swipe: {from: [x, y], to: [x, y]}.

@@ -10,69 +10,31 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// interpolate replaces ${NAME} and ${NAME:-default} with the environment.
-// An unset variable without a default is an error at the node.
-func (l *loader) interpolate(n *yaml.Node, s string) string {
-	if !strings.Contains(s, "${") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			l.errorf(n, "unclosed ${ in %q: write ${NAME}", s)
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		ref := s[i+2 : i+j]
-		name, def, hasDef := strings.Cut(ref, ":-")
-		if !validEnvName(name) {
-			l.errorf(n, "bad variable reference ${%s}: expected ${NAME} or ${NAME:-default}", ref)
-		} else if v, ok := l.opts.LookupEnv(name); ok && (v != "" || !hasDef) {
-			b.WriteString(v)
-		} else if hasDef {
-			b.WriteString(def)
-		} else {
-			l.errorf(n, "environment variable %s is not set: export it, or write ${%s:-default}", name, name)
-		}
-		s = s[i+j+1:]
-	}
-}
-
-func validEnvName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || (r >= 'A' && r <= 'Z') || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9') {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
 // str reads a scalar as text (numbers and booleans too, as written).
 func (l *loader) str(n *yaml.Node, what string) string {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		l.errorf(n, "%s: expected text, got %s", what, describe(n))
 		return ""
 	}
-	return l.interpolate(n, n.Value)
+	return l.interpolate(n, n.Value, false)
 }
 
-// optStr is str that accepts an empty value.
-func (l *loader) optStr(n *yaml.Node, what string) string {
+// text reads a scalar as text put in when the step runs: it may refer to
+// values (${total}).
+func (l *loader) text(n *yaml.Node, what string) string {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		l.errorf(n, "%s: expected text, got %s", what, describe(n))
+		return ""
+	}
+	return l.interpolate(n, n.Value, true)
+}
+
+// optText is text that accepts an empty value.
+func (l *loader) optText(n *yaml.Node, what string) string {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return ""
 	}
-	return l.str(n, what)
+	return l.text(n, what)
 }
 
 func (l *loader) boolean(n *yaml.Node, what string) bool {
@@ -146,7 +108,7 @@ type elementObject struct {
 func (l *loader) element(n *yaml.Node, what string) json.RawMessage {
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag != "!!null":
-		p := strings.TrimSpace(l.interpolate(n, n.Value))
+		p := strings.TrimSpace(l.interpolate(n, n.Value, true))
 		if p == "" {
 			l.errorf(n, "%s: the target is empty: name the element (text, id, desc or a description)", what)
 		}
@@ -156,13 +118,13 @@ func (l *loader) element(n *yaml.Node, what string) json.RawMessage {
 		for _, p := range l.pairs(n, what) {
 			switch p.key.Value {
 			case "prompt":
-				t.Prompt = l.str(p.val, what+".prompt")
+				t.Prompt = l.text(p.val, what+".prompt")
 			case "text":
-				t.Text = l.str(p.val, what+".text")
+				t.Text = l.text(p.val, what+".text")
 			case "id", "resourceId", "resource_id":
-				t.ID = l.str(p.val, what+"."+p.key.Value)
+				t.ID = l.text(p.val, what+"."+p.key.Value)
 			case "desc", "contentDesc", "description":
-				t.Desc = l.str(p.val, what+"."+p.key.Value)
+				t.Desc = l.text(p.val, what+"."+p.key.Value)
 			case "type":
 				t.Type = l.str(p.val, what+".type")
 			case "index":
@@ -239,7 +201,7 @@ func (l *loader) toAnyDepth(n *yaml.Node, depth int) any {
 				return v
 			}
 		}
-		return l.interpolate(n, n.Value)
+		return l.interpolate(n, n.Value, true)
 	}
 	return nil
 }

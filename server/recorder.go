@@ -154,7 +154,7 @@ func (s *Server) recorderExport(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(&b, "# Recorded in the Apex playground on %s at %s.\n", evs[0].Device, evs[0].Time.UTC().Format(time.RFC3339))
 	b.WriteString("# Replay: apex run --device ID this.yaml\n\ntasks:\n  - name: recorded\n    flow:\n")
 	for _, e := range evs {
-		fmt.Fprintf(&b, "      - %s: %s\n", e.Action, e.Params)
+		fmt.Fprintf(&b, "      - %s: %s\n", e.Action, strings.ReplaceAll(string(e.Params), "${", "$${")) // typed text stays as typed: scripts read ${…} as a value
 	}
 	w.Header().Set("Content-Type", "application/yaml; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="recorded.yaml"`)
