@@ -39,10 +39,14 @@ type PlaygroundOptions struct {
 	// AllowShell lets script steps run shell commands and raw WDA
 	// requests on the device (runAdbShell, runWdaRequest).
 	AllowShell bool
-	OCR        string // --ocr: auto, always or off
-	NoOpen     bool
-	Config     string // apex.yaml with a model: section
-	Dir        string // where tasks are recorded
+	// AllowWDAAny lets clients open any WebDriverAgent on loopback, not
+	// only the configured ones; AllowModelURL any model base URL, not
+	// only https or loopback ones.
+	AllowWDAAny, AllowModelURL bool
+	OCR                        string // --ocr: auto, always or off
+	NoOpen                     bool
+	Config                     string // apex.yaml with a model: section
+	Dir                        string // where tasks are recorded
 	// Getenv reads the model settings; default os.Getenv.
 	Getenv func(string) string
 	// OpenURL shows the playground; default: the system's browser.
@@ -100,6 +104,8 @@ Ctrl-C stops the server and releases the device.`,
 	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.BoolVar(&opts.AllowShell, "allow-shell", false, "let script steps sent to /execute run shell commands on the device (runAdbShell, runWdaRequest)")
+	f.BoolVar(&opts.AllowWDAAny, "allow-wda-any", false, "let clients open any WebDriverAgent URL on loopback (default: only those of --device, apex.yaml's wda: and $APEX_WDA_URLS)")
+	f.BoolVar(&opts.AllowModelURL, "allow-model-url", false, "let clients set a model base URL that is neither https nor on loopback")
 	f.StringVar(&opts.Config, "config", "apex.yaml", "the apex.yaml whose model: section configures the roles' models (missing is fine: the rule planner)")
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
@@ -142,6 +148,9 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	}
 	srv, err := server.New(server.Options{
 		Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+			if err := checkClientWDA(id, opts.Device, opts.AllowWDAAny); err != nil {
+				return nil, device.Target{}, nil, err
+			}
 			return playgroundOpen(ctx, env, opts.Device, id)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
@@ -168,11 +177,12 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundChecks(ctx, cfg)
 		},
-		Perception: perceive.Options{Mode: ocrMode, Engine: engine},
-		Store:      st,
-		Log:        env.Log,
-		Token:      token,
-		AllowShell: opts.AllowShell,
+		Perception:    perceive.Options{Mode: ocrMode, Engine: engine},
+		Store:         st,
+		Log:           env.Log,
+		Token:         token,
+		AllowShell:    opts.AllowShell,
+		AllowModelURL: opts.AllowModelURL,
 	})
 	if err != nil {
 		ln.Close()

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -390,9 +389,9 @@ func (c *Config) Endpoint(role string) (Endpoint, error) {
 	moved := false // the role calls another service than the default
 	if o, ok := c.Roles[role]; ok {
 		if o.Provider != "" || o.BaseURL != "" {
-			// The default key is never sent to another service.
-			if hostOf(c.baseURL(o)) != hostOf(c.baseURL(c.Model)) {
-				e.APIKey, moved = "", true
+			// The default key and headers are never sent to another service.
+			if Origin(c.baseURL(o)) != Origin(c.baseURL(c.Model)) {
+				e.APIKey, e.Headers, moved = "", nil, true
 			}
 			e.Provider, e.BaseURL = o.Provider, o.BaseURL
 		}
@@ -463,14 +462,6 @@ func (c *Config) baseURL(e Endpoint) string {
 		return p.BaseURL
 	}
 	return Presets[c.protocol(e)].BaseURL
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return strings.ToLower(u.Host)
 }
 
 // Client returns a client bound to role's settings. Calls through it carry

@@ -207,8 +207,14 @@ func (c *stepCtx) read() {
 		st.Duration = l.millis(main, what)
 	case RunAdbShell:
 		st.Value = l.str(main, what)
+		if n := c.opt("timeout"); n != nil {
+			st.Timeout = l.millis(n, what+".timeout")
+		}
 	case RunWdaRequest:
 		c.readWda()
+		if n := c.opt("timeout"); n != nil {
+			st.Timeout = l.millis(n, what+".timeout")
+		}
 	case LogScreenshot:
 		st.Prompt = l.optStr(main, what)
 		if n := c.opt("content"); n != nil {
