@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -189,7 +190,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		return err
 	}
 	defer srv.Close()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := httpguard.NewServer(srv.Handler(), nil)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -299,7 +300,7 @@ func playgroundToken(host, flag string, getenv func(string) string) string {
 	if t := getenv(PlaygroundTokenEnv); t != "" {
 		return t
 	}
-	if server.Loopback(host) {
+	if httpguard.Loopback(host) {
 		return ""
 	}
 	var b [24]byte

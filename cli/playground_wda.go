@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/device/ios"
-	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/apexagent/apex/wda"
 )
 
@@ -43,12 +43,12 @@ func checkClientWDA(id string, flags DeviceFlags, allowAny bool) error {
 		return nil
 	}
 	hint := "list it under wda: urls: in apex.yaml or in $" + ios.EnvURLs + ", or start the playground with --device " + id
-	if server.Loopback(u.Host) {
+	if httpguard.Loopback(u.Host) {
 		hint += " (or --allow-wda-any for any WebDriverAgent on loopback)"
 	}
 	return fmt.Errorf("device %q refused: the playground opens only WebDriverAgent URLs its operator configured: %s", id, hint)
 }
 
 func loopbackURL(u *url.URL) bool {
-	return u.User == nil && u.Fragment == "" && server.Loopback(u.Host)
+	return u.User == nil && u.Fragment == "" && httpguard.Loopback(u.Host)
 }

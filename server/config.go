@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/internal/httpguard"
 	"io"
 	"net/http"
 	"net/url"
@@ -209,7 +210,7 @@ func (s *Server) checkModelURL(raw string) error {
 	if err != nil {
 		return errorf(http.StatusBadRequest, "base URL %q: %v", raw, err)
 	}
-	if u.Scheme == "https" || (u.Scheme == "http" && Loopback(u.Host)) {
+	if u.Scheme == "https" || (u.Scheme == "http" && httpguard.Loopback(u.Host)) {
 		return nil
 	}
 	return errorf(http.StatusForbidden, "base URL %q refused: a model's base URL set over the API must be https:// or on loopback (start the playground with --allow-model-url to allow others)", raw)
