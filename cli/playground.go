@@ -135,6 +135,9 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		host = "127.0.0.1"
 	}
 	token := playgroundToken(host, opts.Token, getenv)
+	if token != "" && len(token) < minTokenLen {
+		fmt.Fprintf(env.Err, "apex: warning: the playground token has %d characters; anyone who guesses it drives the phone: use %d or more random ones (or let apex playground generate one)\n", len(token), minTokenLen)
+	}
 	ocrMode, err := perceive.ParseMode(opts.OCR)
 	if err != nil {
 		return fmt.Errorf("--ocr: %w", err)
@@ -286,6 +289,10 @@ func listenFrom(host string, port, n int) (net.Listener, error) {
 	}
 	return nil, fmt.Errorf("no free port from %d to %d on %s (%v): pass --port", port, port+n-1, host, last)
 }
+
+// minTokenLen is the length under which a token a user gives is warned
+// about: 16 bytes of randomness, as a generated one has more.
+const minTokenLen = 16
 
 // PlaygroundTokenEnv holds the playground's token when --token is not given.
 const PlaygroundTokenEnv = "APEX_PLAYGROUND_TOKEN"
