@@ -2,7 +2,10 @@ package server
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestOverlayBindsTheKey(t *testing.T) {
@@ -51,6 +54,23 @@ func TestCheckModelURL(t *testing.T) {
 		}
 		if code != tt.wantCode {
 			t.Errorf("checkModelURL(%q, allow any %v) = %v, want code %d", tt.url, tt.allowAny, err, tt.wantCode)
+		}
+	}
+}
+
+func TestTextsBounded(t *testing.T) {
+	s := &Server{}
+	long := strings.Repeat("a", MaxText+1)
+	_, err := s.parseJob(ExecuteRequest{Goal: long}, nil)
+	if ae, ok := err.(*apiError); !ok || ae.code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a goal of %d bytes: %v, want 413", len(long), err)
+	}
+	cs := newContexts(time.Now)
+	for _, body := range []string{`{"goal":"` + long + `"}`, `{"note":"` + long + `"}`} {
+		w := httptest.NewRecorder()
+		s.createContext(w, httptest.NewRequest("POST", "/playground-with-context", strings.NewReader(body)), cs)
+		if w.Code != http.StatusRequestEntityTooLarge {
+			t.Errorf("context of %d bytes: %d %s, want 413", len(body), w.Code, w.Body)
 		}
 	}
 }
