@@ -121,18 +121,55 @@ func runShellV1(s Stream, stdin io.Reader, stdout io.Writer) error {
 	return err
 }
 
-// Shell runs cmd and returns its stdout. A non-zero exit status is a
-// *ShellError carrying stderr; the stdout read so far is returned with it.
+// MaxShellOutput is how much of a command's stdout (and of its stderr)
+// Shell keeps: more than any command Apex runs itself writes (a dumpsys of
+// a busy device is a few MB).
+const MaxShellOutput = 8 << 20
+
+// Shell runs cmd and returns its stdout, at most MaxShellOutput bytes of
+// it (see ShellLimit). A non-zero exit status is a *ShellError carrying
+// stderr; the stdout read so far is returned with it.
 func Shell(ctx context.Context, t Transport, cmd string) ([]byte, error) {
-	var out, errOut bytes.Buffer
-	code, err := RunShell(ctx, t, cmd, ShellOptions{Stdout: &out, Stderr: &errOut})
+	return ShellLimit(ctx, t, cmd, MaxShellOutput)
+}
+
+// ShellLimit is Shell keeping at most limit bytes of stdout and of stderr.
+// The rest is read and dropped, so the command runs to its end (or until
+// ctx ends: then the stream closes and adbd kills it) in bounded memory;
+// output cut so ends with a line "[output truncated at LIMIT bytes: N more
+// dropped]".
+func ShellLimit(ctx context.Context, t Transport, cmd string, limit int) ([]byte, error) {
+	out, errOut := &capped{limit: limit}, &capped{limit: limit}
+	code, err := RunShell(ctx, t, cmd, ShellOptions{Stdout: out, Stderr: errOut})
 	if err != nil {
 		return out.Bytes(), err
 	}
 	if code > 0 {
-		return out.Bytes(), &ShellError{Command: cmd, Exit: code, Stderr: errOut.String()}
+		return out.Bytes(), &ShellError{Command: cmd, Exit: code, Stderr: string(errOut.Bytes())}
 	}
 	return out.Bytes(), nil
+}
+
+// capped keeps the first limit bytes written to it and counts the rest.
+type capped struct {
+	buf     bytes.Buffer
+	limit   int
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	keep := min(len(p), max(c.limit-c.buf.Len(), 0))
+	c.buf.Write(p[:keep])
+	c.dropped += int64(len(p) - keep)
+	return len(p), nil
+}
+
+// Bytes is what was kept, with the truncation line when some was dropped.
+func (c *capped) Bytes() []byte {
+	if c.dropped == 0 {
+		return c.buf.Bytes()
+	}
+	return fmt.Appendf(c.buf.Bytes(), "\n[output truncated at %d bytes: %d more dropped]\n", c.limit, c.dropped)
 }
 
 // Exec runs cmd through the exec service (`adb exec-out`): raw bytes, no

@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -39,10 +40,14 @@ type PlaygroundOptions struct {
 	// AllowShell lets script steps run shell commands and raw WDA
 	// requests on the device (runAdbShell, runWdaRequest).
 	AllowShell bool
-	OCR        string // --ocr: auto, always or off
-	NoOpen     bool
-	Config     string // apex.yaml with a model: section
-	Dir        string // where tasks are recorded
+	// AllowWDAAny lets clients open any WebDriverAgent on loopback, not
+	// only the configured ones; AllowModelURL any model base URL, not
+	// only https or loopback ones.
+	AllowWDAAny, AllowModelURL bool
+	OCR                        string // --ocr: auto, always or off
+	NoOpen                     bool
+	Config                     string // apex.yaml with a model: section
+	Dir                        string // where tasks are recorded
 	// Getenv reads the model settings; default os.Getenv.
 	Getenv func(string) string
 	// OpenURL shows the playground; default: the system's browser.
@@ -101,6 +106,8 @@ Ctrl-C stops the server and releases the device.`,
 	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.BoolVar(&opts.AllowShell, "allow-shell", false, "let script steps sent to /execute run shell commands on the device (runAdbShell, runWdaRequest)")
+	f.BoolVar(&opts.AllowWDAAny, "allow-wda-any", false, "let clients open any WebDriverAgent URL on loopback (default: only those of --device, apex.yaml's wda: and $APEX_WDA_URLS)")
+	f.BoolVar(&opts.AllowModelURL, "allow-model-url", false, "let clients set a model base URL that is neither https nor on loopback")
 	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
@@ -129,6 +136,9 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		host = "127.0.0.1"
 	}
 	token := playgroundToken(host, opts.Token, getenv)
+	if token != "" && len(token) < minTokenLen {
+		fmt.Fprintf(env.Err, "apex: warning: the playground token has %d characters; anyone who guesses it drives the phone: use %d or more random ones (or let apex playground generate one)\n", len(token), minTokenLen)
+	}
 	ocrMode, err := perceive.ParseMode(opts.OCR)
 	if err != nil {
 		return fmt.Errorf("--ocr: %w", err)
@@ -143,6 +153,9 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	}
 	srv, err := server.New(server.Options{
 		Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+			if err := checkClientWDA(id, opts.Device, opts.AllowWDAAny); err != nil {
+				return nil, device.Target{}, nil, err
+			}
 			return playgroundOpen(ctx, env, opts.Device, id)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
@@ -169,18 +182,19 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundChecks(ctx, cfg)
 		},
-		Perception: perceive.Options{Mode: ocrMode, Engine: engine},
-		Store:      st,
-		Log:        env.Log,
-		Token:      token,
-		AllowShell: opts.AllowShell,
+		Perception:    perceive.Options{Mode: ocrMode, Engine: engine},
+		Store:         st,
+		Log:           env.Log,
+		Token:         token,
+		AllowShell:    opts.AllowShell,
+		AllowModelURL: opts.AllowModelURL,
 	})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer srv.Close()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := httpguard.NewServer(srv.Handler(), nil)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -277,6 +291,10 @@ func listenFrom(host string, port, n int) (net.Listener, error) {
 	return nil, fmt.Errorf("no free port from %d to %d on %s (%v): pass --port", port, port+n-1, host, last)
 }
 
+// minTokenLen is the length under which a token a user gives is warned
+// about: 16 bytes of randomness, as a generated one has more.
+const minTokenLen = 16
+
 // PlaygroundTokenEnv holds the playground's token when --token is not given.
 const PlaygroundTokenEnv = "APEX_PLAYGROUND_TOKEN"
 
@@ -290,7 +308,7 @@ func playgroundToken(host, flag string, getenv func(string) string) string {
 	if t := getenv(PlaygroundTokenEnv); t != "" {
 		return t
 	}
-	if server.Loopback(host) {
+	if httpguard.Loopback(host) {
 		return ""
 	}
 	var b [24]byte

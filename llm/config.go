@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -515,8 +514,9 @@ func (c *Config) Endpoint(role string) (Endpoint, error) {
 // service than e, whose API key is then never sent to it.
 func (c *Config) over(e, o Endpoint) (_ Endpoint, moved bool) {
 	if o.Provider != "" || o.BaseURL != "" {
-		if hostOf(c.baseURL(o)) != hostOf(c.baseURL(e)) {
-			e.APIKey, moved = "", true
+		// The key and headers in force are never sent to another service.
+		if Origin(c.baseURL(o)) != Origin(c.baseURL(e)) {
+			e.APIKey, e.Headers, moved = "", nil, true
 		}
 		e.Provider, e.BaseURL = o.Provider, o.BaseURL
 	}
@@ -569,14 +569,6 @@ func (c *Config) baseURL(e Endpoint) string {
 		return p.BaseURL
 	}
 	return Presets[c.protocol(e)].BaseURL
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return strings.ToLower(u.Host)
 }
 
 // Client returns a client bound to role's settings. Calls through it carry

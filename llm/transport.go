@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,10 +210,11 @@ func (t *transport) once(ctx context.Context, url string, header http.Header, bo
 func (t *transport) apiError(resp *http.Response, body []byte, decode errorDecoder) error {
 	typ, msg := decode(body)
 	if msg == "" {
-		msg = strings.TrimSpace(string(body))
-		if len(msg) > 500 {
-			msg = msg[:500] + "…"
-		}
+		// A body that is not a model API's error is never echoed: a base
+		// URL set by a client could point anywhere, and its page would
+		// come back in the error text.
+		msg = fmt.Sprintf("the answer (%d bytes of %s) is not a model API's error: is the base URL the API root (…/v1)?",
+			len(body), cmp.Or(resp.Header.Get("Content-Type"), "no content type"))
 	}
 	return &APIError{
 		Provider: t.provider, Model: t.opts.Model, Status: resp.StatusCode,

@@ -12,15 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestLoopback(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:7300": true, "[::1]:7300": true, "localhost:0": true, "127.1.2.3:1": true,
-		"0.0.0.0:7300": false, ":7300": false, "192.168.1.5:80": false, "example.com:80": false, "nonsense": false,
-	} {
-		if got := mcp.Loopback(addr); got != want {
-			t.Errorf("Loopback(%q) = %v, want %v", addr, got, want)
-		}
-	}
+func TestListenHTTPNeedsATokenBeyondLoopback(t *testing.T) {
 	if _, err := mcp.ListenHTTP("0.0.0.0:0", nil); !errors.Is(err, mcp.ErrTokenRequired) {
 		t.Errorf("ListenHTTP beyond loopback without a token: %v", err)
 	}
@@ -76,4 +68,46 @@ func TestHTTPToken(t *testing.T) {
 	b.fails("device_open", map[string]any{"device": simID(l, 0)})
 	cs.Close()
 	b.openWhenReleased(simID(l, 0))
+}
+
+// TestHTTPGuard: the bearer scheme in any case; foreign host names
+// refused without a token, cross-origin pages always; sessions capped.
+func TestHTTPGuard(t *testing.T) {
+	_, hosts := simHosts(t, 1)
+	s := newServer(t, &mcp.Options{Hosts: hosts})
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	post := func(h http.Handler, host string, header map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "http://"+host+"/mcp", strings.NewReader(init))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	withToken := s.Handler(&mcp.HTTPOptions{Token: "s3cret", MaxSessions: 2})
+	open := s.Handler(nil)
+	tests := []struct {
+		name   string
+		h      http.Handler
+		host   string
+		header map[string]string
+		want   int
+	}{
+		{"lower-case bearer", withToken, "10.0.0.7:7300", map[string]string{"Authorization": "bearer s3cret"}, 200},
+		{"wrong token", withToken, "10.0.0.7:7300", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"rebound name without a token", open, "evil.example:7300", nil, 403},
+		{"cross-origin page", open, "127.0.0.1:7300", map[string]string{"Origin": "http://evil.example"}, 403},
+		{"cross-origin page with the token", withToken, "10.0.0.7:7300", map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://evil.example"}, 403},
+		{"second session", withToken, "10.0.0.7:7300", map[string]string{"Authorization": "Bearer s3cret"}, 200},
+		{"third session past the cap", withToken, "10.0.0.7:7300", map[string]string{"Authorization": "Bearer s3cret"}, 429},
+	}
+	for _, tt := range tests {
+		w := post(tt.h, tt.host, tt.header)
+		if w.Code != tt.want {
+			t.Errorf("%s: %d %s, want %d", tt.name, w.Code, w.Body, tt.want)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -158,13 +159,14 @@ acting: ids change when the screen does.`
 func (s *Server) MCP() *sdk.Server { return s.srv }
 
 // Run serves one session over stdin and stdout until the client leaves or
-// ctx ends, then releases every device.
+// ctx ends, then releases every device. A malformed line is answered with
+// a JSON-RPC error, and the session goes on (lineTransport).
 func (s *Server) Run(ctx context.Context) error {
 	defer s.Close()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go s.sweepEvery(ctx)
-	return s.srv.Run(ctx, &sdk.StdioTransport{})
+	return s.srv.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout})
 }
 
 // sweepEvery ends idle leases now and then until ctx ends, so an idle

@@ -159,31 +159,3 @@ func (r *run) swipe(ctx context.Context, s *engine.Session, rec *engine.Record, 
 	}
 	return s.Act(ctx, rec, nil, engine.Step{Call: call})
 }
-
-func shell(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
-	sh, ok := s.Raw().(device.Sheller)
-	if !ok {
-		return errNoShell
-	}
-	rec.Acted, rec.Action = true, "runAdbShell"
-	res, err := engine.Timed(s, func() (string, error) { return sh.Shell(ctx, st.Value) })
-	rec.Result = map[string]string{"command": st.Value, "output": res}
-	if err != nil {
-		return fmt.Errorf("adb shell %q: %w", st.Value, err)
-	}
-	return nil
-}
-
-func wdaRequest(ctx context.Context, s *engine.Session, rec *engine.Record, st script.Step) error {
-	wr, ok := s.Raw().(WDARequester)
-	if !ok {
-		return fmt.Errorf("runWdaRequest needs an iPhone driven over WebDriverAgent: %w", device.ErrUnsupported)
-	}
-	rec.Acted, rec.Action = true, "runWdaRequest"
-	res, err := engine.Timed(s, func() ([]byte, error) { return wr.WDARequest(ctx, st.Method, st.Endpoint, st.Params) })
-	rec.Result = map[string]string{"method": st.Method, "endpoint": st.Endpoint, "response": string(res)}
-	if err != nil {
-		return fmt.Errorf("WDA %s %s: %w", st.Method, st.Endpoint, err)
-	}
-	return nil
-}

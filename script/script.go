@@ -112,7 +112,7 @@ type Step struct {
 	Mode         string
 	Name         string // result name of queries and aiLocate
 	ErrorMessage string
-	Timeout      time.Duration // waits; 0 = the runner's default
+	Timeout      time.Duration // waits, runAdbShell, runWdaRequest; 0 = the runner's default
 	Duration     time.Duration // sleep, long press, swipe
 	// Optional steps pass when their target is absent (a popup that may or
 	// may not show).

@@ -151,7 +151,7 @@ var stepOptions = map[Kind][]string{
 	AssertStep: {"timeout", "errorMessage"}, WaitFor: {"timeout", "gone"},
 	ScrollUntilVisible: {"direction", "maxSwipes", "timeout"},
 	SwipeStep:          {"duration"},
-	RunAdbShell:        {"name"},
+	RunAdbShell:        {"name", "timeout"},
 	AIClearInput:       {"locate"},
 	AIDragAndDrop:      {"from", "to"},
 	AIPinch:            {"locate", "direction", "distance", "duration"},
@@ -237,10 +237,16 @@ func (c *stepCtx) read() {
 		if n := c.opt("name"); n != nil {
 			st.Name = l.str(n, what+".name")
 		}
+		if n := c.opt("timeout"); n != nil {
+			st.Timeout = l.millis(n, what+".timeout")
+		}
 	case AIClearInput, AIDragAndDrop, AIPinch:
 		c.readMidsceneAction()
 	case RunWdaRequest:
 		c.readWda()
+		if n := c.opt("timeout"); n != nil {
+			st.Timeout = l.millis(n, what+".timeout")
+		}
 	case LogScreenshot:
 		st.Prompt = l.optText(main, what)
 		if n := c.opt("content"); n != nil {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/internal/httpguard"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -162,6 +164,9 @@ func (s *Server) Configure(m ModelSettings, reset bool) (bool, error) {
 	if m.Empty() && !reset {
 		return false, nil
 	}
+	if err := s.checkModelURL(m.BaseURL); err != nil {
+		return false, err
+	}
 	in := s.models.inForce()
 	next := m
 	if !reset {
@@ -186,7 +191,10 @@ func (s *Server) Configure(m ModelSettings, reset bool) (bool, error) {
 	return true, nil
 }
 
-// overlay is m with the fields o gives.
+// overlay is m with the fields o gives. A key is bound to where it was
+// given for: when o changes the provider or the base URL, m's key stays
+// behind and only o's own goes on (apex.yaml's and the environment's are
+// bound the same way by llm.Config.Override).
 func (m ModelSettings) overlay(o ModelSettings) ModelSettings {
 	pick := func(a, b string) string {
 		if b != "" {
@@ -194,7 +202,28 @@ func (m ModelSettings) overlay(o ModelSettings) ModelSettings {
 		}
 		return a
 	}
-	return ModelSettings{pick(m.Provider, o.Provider), pick(m.BaseURL, o.BaseURL), pick(m.Model, o.Model), pick(m.APIKey, o.APIKey)}
+	key := pick(m.APIKey, o.APIKey)
+	if (o.Provider != "" && o.Provider != m.Provider) || (o.BaseURL != "" && o.BaseURL != m.BaseURL) {
+		key = o.APIKey
+	}
+	return ModelSettings{pick(m.Provider, o.Provider), pick(m.BaseURL, o.BaseURL), pick(m.Model, o.Model), key}
+}
+
+// checkModelURL refuses a base URL a client sends that is neither https nor
+// on loopback, unless the operator allows any (Options.AllowModelURL): the
+// playground would otherwise fetch whatever host a client names.
+func (s *Server) checkModelURL(raw string) error {
+	if raw == "" || s.opts.AllowModelURL {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errorf(http.StatusBadRequest, "base URL %q: %v", raw, err)
+	}
+	if u.Scheme == "https" || (u.Scheme == "http" && httpguard.Loopback(u.Host)) {
+		return nil
+	}
+	return errorf(http.StatusForbidden, "base URL %q refused: a model's base URL set over the API must be https:// or on loopback (start the playground with --allow-model-url to allow others)", raw)
 }
 
 // inForce is the settings the next task will use.
@@ -254,7 +283,12 @@ func (s *Server) testConfig(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, errors.New("this playground cannot test models"))
 		return
 	}
-	m = s.models.inForce().overlay(m.trimmed())
+	m = m.trimmed()
+	if err := s.checkModelURL(m.BaseURL); err != nil {
+		writeError(w, 0, err)
+		return
+	}
+	m = s.models.inForce().overlay(m)
 	ctx, cancel := context.WithTimeout(r.Context(), modelTestTimeout)
 	defer cancel()
 	checks, err := s.opts.TestModel(ctx, m.trimmed())

@@ -16,6 +16,16 @@ import (
 	"github.com/apexagent/apex/store"
 )
 
+// MaxText bounds a goal (POST /execute) and a context's goal and note
+// (POST /playground-with-context): a goal is a sentence or a paragraph,
+// and each is kept in memory, sent to models and recorded.
+const MaxText = 64 << 10
+
+// tooLong answers a text over MaxText with 413.
+func tooLong(what string, n int) error {
+	return errorf(http.StatusRequestEntityTooLarge, "%s of %d bytes: at most %d are taken; shorten it", what, n, MaxText)
+}
+
 // Contexts are kept in memory: the newest keepContexts, each for
 // contextTTL. A context is a hand-off from a report page to the playground
 // page opened a moment later, so neither needs to be long.
@@ -95,6 +105,12 @@ func (s *Server) createContext(w http.ResponseWriter, r *http.Request, cs *conte
 	if err := readJSON(r, &req); err != nil {
 		writeError(w, 0, err)
 		return
+	}
+	for name, v := range map[string]string{"goal": req.Goal, "note": req.Note} {
+		if len(v) > MaxText {
+			writeError(w, 0, tooLong(name, len(v)))
+			return
+		}
 	}
 	c := Context{Goal: strings.TrimSpace(req.Goal), Note: strings.TrimSpace(req.Note), Mode: modeGoal}
 	switch {

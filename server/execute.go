@@ -73,6 +73,8 @@ func (s *Server) parseJob(req ExecuteRequest, space *action.Space) (job, error) 
 		return job{}, errorf(http.StatusBadRequest, `say what to do, one of: {"goal": "tap \"Settings\""}, {"step": {"aiTap": "Settings"}} {"action": "Tap", "params": {%q: "Settings"}} or Midscene's {"type": "aiTap", "prompt": "Settings"}`, action.Tap.LocatorFields()[0])
 	}
 	switch {
+	case len(req.Goal) > MaxText:
+		return job{}, tooLong("goal", len(req.Goal))
 	case req.Goal != "":
 		return job{kind: "goal", title: req.Goal}, nil
 	case req.Type != "":

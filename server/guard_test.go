@@ -221,15 +221,3 @@ func readFirstFrame(t *testing.T, url string) {
 		}
 	}
 }
-
-func TestLoopback(t *testing.T) {
-	for host, want := range map[string]bool{
-		"127.0.0.1": true, "127.0.0.1:5800": true, "127.9.9.9": true, "[::1]:5800": true, "::1": true,
-		"localhost": true, "LocalHost:5800": true,
-		"0.0.0.0": false, "[::]:5800": false, "192.168.1.20:5800": false, "localhost.example": false, "": false,
-	} {
-		if got := server.Loopback(host); got != want {
-			t.Errorf("Loopback(%q) = %v, want %v", host, got, want)
-		}
-	}
-}

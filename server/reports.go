@@ -3,8 +3,10 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apexagent/apex/report"
@@ -78,10 +80,46 @@ func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// http.FileServer refuses paths that climb out of the run directory.
-	h := http.StripPrefix("/runs/"+id, http.FileServer(http.Dir(st.RunDir(id))))
+	// http.FileServer refuses paths that climb out of the run directory;
+	// noDirs keeps it from listing one.
+	h := http.StripPrefix("/runs/"+id, http.FileServer(noDirs{http.Dir(st.RunDir(id))}))
 	w.Header().Set("Cache-Control", "no-store")
+	reportHeaders(w.Header(), r.URL.Path)
 	h.ServeHTTP(w, r)
+}
+
+// reportCSP keeps a report out of other pages' frames (%s is who may
+// frame the file: a report nobody, its Scene files the report itself) and
+// stops plugins, form posts and a changed base URL; reports escape what
+// they show, and their own inline script talks only to this playground.
+const reportCSP = "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors %s"
+
+// reportHeaders are the headers of a run's file at path.
+func reportHeaders(h http.Header, path string) {
+	ancestors, frame := "'self'", "SAMEORIGIN"
+	if strings.HasSuffix(path, ".html") || strings.HasSuffix(path, "/") {
+		ancestors, frame = "'none'", "DENY"
+	}
+	h.Set("Content-Security-Policy", fmt.Sprintf(reportCSP, ancestors))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", frame)
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// noDirs is a file system whose directories cannot be opened: a run's
+// files are served by name, never listed.
+type noDirs struct{ http.FileSystem }
+
+func (d noDirs) Open(name string) (http.File, error) {
+	f, err := d.FileSystem.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		f.Close()
+		return nil, fs.ErrNotExist
+	}
+	return f, nil
 }
 
 // knownRun is the store and the run the path names, which must exist, so

@@ -69,6 +69,9 @@ type Options struct {
 	// AllowShell lets POST /execute run script steps that run commands on
 	// the device (runAdbShell, runWdaRequest); off by default.
 	AllowShell bool
+	// AllowModelURL lets clients set a model base URL that is neither
+	// https nor on loopback (POST /config); off by default.
+	AllowModelURL bool
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.

@@ -19,11 +19,11 @@ var (
 // a non-zero exit status is an error carrying its stderr. Scripts'
 // runAdbShell steps, the tracer's logcat and MCP's shell tool use it.
 func (d *Driver) Shell(ctx context.Context, cmd string) (string, error) {
-	out, err := d.shell(ctx, cmd)
+	out, err := adb.ShellLimit(ctx, d.t, cmd, device.ShellOutputLimit)
 	if err != nil {
-		return out, fmt.Errorf("android %s: shell %q: %w", d.serial, cmd, err)
+		return string(out), fmt.Errorf("android %s: shell %q: %w", d.serial, cmd, err)
 	}
-	return out, nil
+	return string(out), nil
 }
 
 // Install installs the APK at apk (a file on this machine), replacing the

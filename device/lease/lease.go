@@ -18,13 +18,19 @@ import (
 const DirEnv = "APEX_LEASE_DIR"
 
 // DefaultDir is where leases live unless Options.Dir says otherwise:
-// $APEX_LEASE_DIR, else apex-leases under the temp directory. Every process
-// sharing the directory sees the others' leases.
+// $APEX_LEASE_DIR, else the user's private runtime directory
+// ($XDG_RUNTIME_DIR/apex/leases), else apex-leases-UID under the temp
+// directory. Every process of the user sharing the directory sees the
+// others' leases; Acquire refuses a directory another user owns or can
+// write (see privateDir).
 func DefaultDir() string {
 	if d := os.Getenv(DirEnv); d != "" {
 		return d
 	}
-	return filepath.Join(os.TempDir(), "apex-leases")
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "apex", "leases")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("apex-leases-%d", os.Getuid()))
 }
 
 // pollInterval is how often a waiting Acquire tries the lock again.
@@ -113,8 +119,8 @@ func Acquire(ctx context.Context, deviceID string, opts *Options) (*Lease, error
 	if o.Dir == "" {
 		o.Dir = DefaultDir()
 	}
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("lease directory: %w: set %s to a directory you can write", err, DirEnv)
+	if err := privateDir(o.Dir); err != nil {
+		return nil, fmt.Errorf("lease directory: %w: set %s to a directory only you can write", err, DirEnv)
 	}
 	return acquire(ctx, deviceID, &o)
 }

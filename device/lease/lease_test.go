@@ -92,8 +92,49 @@ func TestDefaultDir(t *testing.T) {
 		t.Errorf("%d files in $%s while leased, want 1", len(files), DirEnv)
 	}
 	t.Setenv(DirEnv, "")
-	if got, want := DefaultDir(), filepath.Join(os.TempDir(), "apex-leases"); got != want {
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
+	if got, want := DefaultDir(), "/run/user/7/apex/leases"; got != want {
+		t.Errorf("DefaultDir() = %q with $XDG_RUNTIME_DIR, want %q", got, want)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if got, want := DefaultDir(), filepath.Join(os.TempDir(), fmt.Sprintf("apex-leases-%d", os.Getuid())); got != want {
 		t.Errorf("DefaultDir() = %q, want %q", got, want)
+	}
+}
+
+// TestLeaseDirRefusesOthers: a lock file name another local user planted
+// as a symlink is never followed (the file it points to stays as it was),
+// and a lease directory others can enter is refused.
+func TestLeaseDirRefusesOthers(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, fileName("adb/x"))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Acquire(context.Background(), "adb/x", &Options{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Acquire over a planted symlink: %v, want a refusal naming it", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the symlink's target now holds %q", b)
+	}
+
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Acquire(context.Background(), "adb/x", &Options{Dir: open}); err == nil || !strings.Contains(err.Error(), "chmod 700") {
+		t.Errorf("Acquire in a world-writable directory: %v, want a refusal", err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Acquire(context.Background(), "adb/y", &Options{Dir: link}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("Acquire in a symlinked directory: %v, want a refusal", err)
 	}
 }
 

@@ -65,9 +65,18 @@ func acquire(ctx context.Context, id string, o *Options) (*Lease, error) {
 // returns the locked file, or the holder's record when another holds it.
 func lock(name string) (*os.File, owner, error) {
 	for {
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+		// O_NOFOLLOW: a symlink planted under a lock file's name must not
+		// make this process write (or lock) the file it points to.
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
+			if errors.Is(err, syscall.ELOOP) {
+				return nil, owner{}, fmt.Errorf("%s is a symbolic link, not a lock file: remove it", name)
+			}
 			return nil, owner{}, err
+		}
+		if err := ownFile(f); err != nil {
+			f.Close()
+			return nil, owner{}, fmt.Errorf("%s: %w: remove it", name, err)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			defer f.Close()
@@ -114,4 +123,47 @@ func sameFile(f *os.File, name string) bool {
 	}
 	now, err := os.Stat(name)
 	return err == nil && os.SameFile(held, now)
+}
+
+// ownFile refuses what is not a regular file of this user's: another
+// user's lock file could hold the lease, or be read as its holder.
+func ownFile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
+	case ok && int(st.Uid) != os.Getuid():
+		return fmt.Errorf("owned by user %d, not by you (%d)", st.Uid, os.Getuid())
+	}
+	return nil
+}
+
+// privateDir makes dir (and missing parents) with mode 0700 and checks it
+// is this user's own: a real directory (not a symlink), owned by the user,
+// that nobody else can write (one made here is 0700; an existing one may
+// be readable by others, as t.TempDir's are, since a lock file holds no
+// secret). A shared temporary directory would let
+// another local user plant links or hold the locks.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory (%v)", dir, fi.Mode().Type())
+	case ok && int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to user %d, not to you (%d)", dir, st.Uid, os.Getuid())
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is writable by others (mode %v): chmod 700 it", dir, fi.Mode().Perm())
+	}
+	return nil
 }

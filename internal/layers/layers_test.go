@@ -30,7 +30,7 @@ var table = []struct {
 	layer string
 	pkgs  []string
 }{
-	{"leaves", []string{"event", "internal/yamlerr", "script"}},
+	{"leaves", []string{"event", "internal/yamlerr", "script", "internal/httpguard"}},
 	{"wire", []string{"adb/proto", "adb", "adb/adbtest", "wda", "wda/wdatest"}},
 	{"device", []string{"device", "device/android", "device/ios", "device/devicetest", "device/lease"}},
 	// internal/labtest starts a simulated phone and opens it with the
@@ -41,8 +41,8 @@ var table = []struct {
 	{"engine", []string{"engine"}},
 	{"intelligence", []string{"llm", "llm/llmtest", "agent"}},
 	{"records", []string{"store", "report"}},
-	{"application", []string{"runner"}},
-	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "internal/layers"}},
+	{"application", []string{"runner", "farm", "farm/audit", "farm/lease", "farm/queue", "farm/registry", "farm/plane", "farm/remote", "farm/host", "farm/console"}},
+	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "internal/layers", "test/attack"}},
 }
 
 // narrow lists package trees that may reach down less far than their

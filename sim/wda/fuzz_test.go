@@ -180,7 +180,7 @@ func FuzzRequest(f *testing.F) {
 		if !strings.HasPrefix(path, "/") {
 			path = "/" + path
 		}
-		req := httptest.NewRequest(http.MethodPost, "http://wda"+sanitizePath(path), strings.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8100"+sanitizePath(path), strings.NewReader(body))
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, req)
 		var env map[string]json.RawMessage

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/apexagent/apex/internal/httpguard"
 	"io"
 	"log/slog"
 	"net"
@@ -69,7 +70,7 @@ func (s *Server) Phone() *sim.Phone { return s.phone }
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.http == nil {
-		s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+		s.http = httpguard.NewServer(s, nil)
 	}
 	hs := s.http
 	s.mu.Unlock()
@@ -105,8 +106,21 @@ type request struct {
 type handler func(s *Server, q *request) (any, error)
 
 // ServeHTTP answers one WebDriverAgent call.
+//
+// Like the playground it refuses a host name other than loopback's (an
+// address is fine: the phone may serve other machines) and a request that
+// changes state from another origin's page, so a web page cannot drive
+// the phone through the user's browser.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	v, sid, err := s.dispatch(r)
+	var v any
+	var sid string
+	err := httpguard.CheckRequest(r, httpguard.AddressHost(r.Host), "the simulated WebDriverAgent", "use its address")
+	if err != nil {
+		err = &Error{Status: http.StatusForbidden, Code: "unknown error", Message: err.Error()}
+	} else {
+		httpguard.Admit(r)
+		v, sid, err = s.dispatch(r)
+	}
 	resp := map[string]any{"value": v, "sessionId": nil}
 	if sid != "" {
 		resp["sessionId"] = sid
