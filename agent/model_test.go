@@ -63,6 +63,14 @@ func screenOf(prompt string) []string {
 	return strings.Split(s, "\n")
 }
 
+// planned rewrites the scripted planner's first plan of a goal (a
+// model's own expectations, not the controlled language's); replanned is
+// its re-plan of a goal, from the screen it failed on.
+var (
+	planned   = map[string]func([]agent.Step) []agent.Step{}
+	replanned = map[string]string{}
+)
+
 // synonyms are the model's world knowledge.
 var synonyms = map[string]string{"basket": "cart", "shopping bag": "cart", "trolley": "cart"}
 
@@ -91,6 +99,8 @@ func (m *scriptedModel) answer(system, user string, tools []string) mreply {
 		switch {
 		case goal == "Open the basket":
 			cl, ok = `tap "the basket", then check "Your cart is empty" exists`, true
+		case replanned[goal] != "" && strings.Contains(user, "Progress:"):
+			cl, ok = replanned[goal], true
 		case goal == "Look at the cart" && !strings.Contains(user, "Progress:"):
 			cl, ok = `tap "Go to checkout", then check "Your cart is empty" exists`, true // a wrong first guess
 		case goal == "Look at the cart":
@@ -112,6 +122,9 @@ func (m *scriptedModel) answer(system, user string, tools []string) mreply {
 		steps, err := agent.PlanRules(cl)
 		if err != nil {
 			return mreply{text: "sorry: " + err.Error()}
+		}
+		if f := planned[goal]; f != nil && !strings.Contains(user, "Progress:") {
+			steps = f(steps)
 		}
 		b, _ := json.Marshal(map[string]any{"steps": steps})
 		return mreply{text: "Here is the plan:\n```json\n" + string(b) + "\n```"}

@@ -247,6 +247,7 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 	tried := map[string]bool{}
 	heldFirst := false // the expected state held at the step's first attempt
 	ro := resolveOpts{progress: o.progress(o.done)}
+	var acted *engine.Record // the last attempt's record, when it drove the device
 	for attempt := 0; ; attempt++ {
 		// The screen the last step settled on is this step's start.
 		sc := o.cur
@@ -287,6 +288,17 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 				return event.StatusOK, "", false
 			}
 		}
+		if acted != nil {
+			// A retry runs the action again: only on evidence that the
+			// last run did nothing, when running it twice is not the same
+			// as once. Otherwise look again and plan again — by the rules
+			// that is the same step, so the task fails instead.
+			if ok, why := o.mayRepeat(ctx, st, acted, o.obs.screen(sc)); !ok {
+				o.failedAt[stepText(st)] = sc.Fingerprint()
+				o.summarize(ctx, st, "FAIL")
+				return event.StatusFailed, o.crash + why, o.planner.ruled(o.task.Goal)
+			}
+		}
 		var execErr error
 		var signals []event.Signal
 		after := sc
@@ -321,6 +333,10 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 			key := idempotencyKey(o.id, st)
 			o.bus.publish(ctx, event.RoleOrchestrator, event.RoleExecutor, event.EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, event.StatusInfo, 0)
 			ex := o.exec.execute(ctx, o.id, st, attempt, sc, ro, o.timeout(st))
+			acted = nil
+			if ex.rec != nil && ex.rec.Acted {
+				acted = ex.rec
+			}
 			status := event.StatusOK
 			if ex.Error != "" {
 				status = event.StatusFailed
