@@ -407,7 +407,7 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 		}
 		why = o.crash + why
 		var amb *locate.AmbiguousError
-		final := st.Call.IsZero() || (errors.As(execErr, &amb) && o.exec.model == nil)
+		final := st.Call.IsZero() || (errors.As(execErr, &amb) || errors.Is(execErr, errMentionedOnly)) && o.exec.model == nil
 		if attempt >= MaxRetries {
 			o.failedAt[stepText(st)] = after.Fingerprint()
 			o.summarize(ctx, st, "FAIL")

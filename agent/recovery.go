@@ -69,7 +69,8 @@ func dismissControl(s *scene.Scene, st Step) (scene.Element, bool) {
 // they explain: a crash first, then a popup, then a missing target, then
 // slowness. An ambiguous target has none: no strategy may pick one of its
 // candidates by position (the executor's model chooses, or the step fails
-// naming them).
+// naming them); nor has a switch only mentioned on this screen (the
+// planner must go to its page).
 func chooseStrategy(st Step, s *scene.Scene, signals []event.Signal, execErr error, tried map[string]bool, app string) (strategy, target string) {
 	for _, sg := range signals {
 		if crashed(sg) && !tried[StratRelaunch] && sg.App != "" {
@@ -88,7 +89,7 @@ func chooseStrategy(st Step, s *scene.Scene, signals []event.Signal, execErr err
 	want := stepTarget(st)
 	notFound := execErr != nil && errors.Is(execErr, action.ErrNotFound)
 	var amb *locate.AmbiguousError
-	if execErr != nil && errors.As(execErr, &amb) {
+	if execErr != nil && (errors.As(execErr, &amb) || errors.Is(execErr, errMentionedOnly)) {
 		return "", ""
 	}
 	if notFound && want != "" && !tried[StratScroll] && scrollable(s) {
