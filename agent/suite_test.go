@@ -273,6 +273,10 @@ func runSuiteTask(t *testing.T, tk suiteTask, rt *agent.Runtime, goal string) *a
 		if n := len([]rune(sr.Summary)); n == 0 || n > 50 {
 			t.Fatalf("step %d summary %q: %d characters", sr.ID, sr.Summary, n)
 		}
+		// It says what the screen became, not the step again.
+		if strings.Contains(sr.Summary, "(locate:") || strings.Contains(sr.Summary, "(value:") || strings.HasPrefix(sr.Summary, "check ") {
+			t.Fatalf("step %d summary %q repeats the step", sr.ID, sr.Summary)
+		}
 	}
 	// The store alone tells the same story.
 	evs, err := st.Events(ctxT(t, 10*time.Second), res.TaskID)

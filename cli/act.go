@@ -206,7 +206,11 @@ func printActEvent(env *Env, e event.Event) {
 	case event.EvStepSummary:
 		var id int
 		_ = json.Unmarshal(p["step_id"], &id)
-		fmt.Fprintf(env.Out, "  %d. %s\n", id, str("summary"))
+		status := str("status")
+		if status == "failed" {
+			status = "FAIL"
+		}
+		fmt.Fprintf(env.Out, "  %d. %s %s → %s\n", id, status, str("step"), str("summary"))
 	case event.EvRetry:
 		fmt.Fprintf(env.Out, "     retry: %s (%s)\n", str("strategy"), truncateRunes(str("reason"), 100))
 	case event.EvSignal:
