@@ -231,7 +231,7 @@ type summaryEvent struct {
 // screen's summary replace the step's log in later prompts.
 func (o *orchestrator) summarize(ctx context.Context, st Step, status string, sc *scene.Scene) {
 	s := screenSummary(sc)
-	o.summaries = append(o.summaries, status+" "+s)
+	o.summaries = append(o.summaries, truncate(status+" "+s, summaryLen))
 	o.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvStepSummary, summaryEvent{Step: st.ID, Status: status, Summary: s, Text: stepText(st)}, event.StatusInfo, 0)
 }
 

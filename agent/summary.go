@@ -47,8 +47,8 @@ func screenSummary(sc *scene.Scene) string {
 			items++
 		case e.Flags.Editable:
 			fields++
-			if e.Flags.Focused && !e.Flags.Password {
-				focused = label(e)
+			if e.Flags.Focused {
+				focused = fieldName(e)
 			}
 		}
 	}
@@ -113,6 +113,16 @@ func appName(pkg string) string {
 		return ""
 	}
 	return string(unicode.ToUpper(r)) + w[n:]
+}
+
+// fieldName names a field by what it is for (its resource id's entry,
+// "username"), not by the text typed into it; its description or text
+// when it has no id.
+func fieldName(e scene.Element) string {
+	if id := e.ResourceID; id != "" {
+		return id[strings.LastIndexAny(id, "/:")+1:]
+	}
+	return label(e)
 }
 
 // screenTitle is the screen's first heading: a text that is no control,
