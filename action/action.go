@@ -49,6 +49,7 @@ type Action struct {
 	schema            *jsonschema.Schema
 	schemaJSON        json.RawMessage
 	call              func(ctx context.Context, env *Env, p any) error
+	effect            func(p any) Effect // nil: undeclared (see WithEffect)
 }
 
 // LocatorField describes one params field of type Locator or *Locator.
@@ -71,7 +72,8 @@ type LocatorField struct {
 // `maximum:"9"` bound a number, `default:"…"` fills an absent optional field,
 // `locator:"deferred"` leaves a Locator for the call to resolve, and
 // `locator:"focused"` marks a *Locator whose absence means the focused field. If *P
-// implements Validator, Decode calls it.
+// implements Validator, Decode calls it. The declaration is complete with
+// its Effect (WithEffect, WithEffectBy): whether running it again is safe.
 //
 // Define panics when P cannot be a params type (not a struct, a bad tag, a
 // Locator nested below the top level): declarations are code, and a broken

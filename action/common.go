@@ -89,7 +89,7 @@ var (
 	Tap = Define("Tap", "Tap an element once.",
 		func(ctx context.Context, env *Env, p *TapParams) error {
 			return env.Driver.Tap(ctx, p.Locate.Target().Point)
-		})
+		}).WithEffect(Cumulative)
 
 	DoubleTap = Define("DoubleTap", "Tap an element twice quickly (zoom, like, select a word).",
 		func(ctx context.Context, env *Env, p *TapParams) error {
@@ -101,14 +101,14 @@ var (
 				return err
 			}
 			return env.Driver.Tap(ctx, pt)
-		})
+		}).WithEffect(Cumulative)
 
 	LongPress = Define("LongPress", "Press and hold an element (context menus, selection, drag handles).",
 		func(ctx context.Context, env *Env, p *LongPressParams) error {
 			return env.Driver.LongPress(ctx, p.Locate.Target().Point, time.Duration(p.Duration)*time.Millisecond)
-		}).WithAliases("AndroidLongPress")
+		}).WithAliases("AndroidLongPress").WithEffect(Cumulative)
 
-	Input = Define("Input", "Type text into a text field. By default the field's text is replaced.",
+	Input = WithEffectBy(Define("Input", "Type text into a text field. By default the field's text is replaced.",
 		func(ctx context.Context, env *Env, p *InputParams) error {
 			field, err := focus(ctx, env, p.Locate)
 			if err != nil {
@@ -123,7 +123,12 @@ var (
 				return nil
 			}
 			return env.Driver.InputText(ctx, p.Value)
-		})
+		}), func(p *InputParams) Effect {
+		if p.Mode == "append" {
+			return Cumulative
+		}
+		return Idempotent // the field ends up holding the value (or nothing)
+	})
 
 	ClearInput = Define("ClearInput", "Delete all text in a text field.",
 		func(ctx context.Context, env *Env, p *ClearInputParams) error {
@@ -132,7 +137,7 @@ var (
 				return err
 			}
 			return clearField(ctx, env, field)
-		})
+		}).WithEffect(Idempotent)
 
 	KeyboardPress = Define("KeyboardPress", "Press a key, e.g. Enter to submit a search.",
 		func(ctx context.Context, env *Env, p *KeyboardPressParams) error {
@@ -144,19 +149,19 @@ var (
 				return err
 			}
 			return env.Driver.PressKey(ctx, k)
-		})
+		}).WithEffect(Cumulative)
 
 	// app may also be a component, an app's name on the home screen or a
 	// URL (launch.go); the description stays short for the planner.
 	Launch = Define("Launch", "Start an app, or bring it to the front.",
 		func(ctx context.Context, env *Env, p *AppParams) error {
 			return launch(ctx, env, p.App)
-		})
+		}).WithEffect(Idempotent)
 
 	Terminate = Define("Terminate", "Force-stop an app.",
 		func(ctx context.Context, env *Env, p *AppParams) error {
 			return env.Driver.TerminateApp(ctx, p.App)
-		})
+		}).WithEffect(Idempotent)
 
 	Sleep = Define("Sleep", "Wait, e.g. for an animation or a slow load, before the next step.",
 		func(ctx context.Context, env *Env, p *SleepParams) error {
@@ -168,7 +173,7 @@ var (
 			case <-ctx.Done():
 				return fmt.Errorf("sleep of %d ms interrupted: %w", p.Ms, ctx.Err())
 			}
-		})
+		}).WithEffect(Idempotent)
 )
 
 // focus taps a located field so that typing goes there, and returns where

@@ -29,6 +29,13 @@
 //	iOS
 //	  Home [IOSHomeButton], AppSwitcher [IOSAppSwitcher]
 //
+// Each declaration also says its Effect: whether running the action again
+// leaves the state one run left (Idempotent: Launch, Terminate, Home, Sleep,
+// ClearInput, Input replacing or clearing, Scroll untilVisible) or adds to
+// it (Cumulative: taps, presses, keys, swipes, Input appending, Scroll by a
+// distance). Retries repeat a Cumulative action only with evidence that the
+// first run did nothing.
+//
 // Params are JSON objects with lowerCamel keys. A locator param is a string
 // (a description of the element) or an object {prompt,text,id,desc,type,
 // index}; see Locator.

@@ -15,20 +15,20 @@ type PullGestureParams struct {
 }
 
 // pressKey declares an action whose whole job is one key press.
-func pressKey(name, description string, k device.Key) *Action {
+func pressKey(name, description string, k device.Key, e Effect) *Action {
 	return Define(name, description, func(ctx context.Context, env *Env, _ *struct{}) error {
 		return env.Driver.PressKey(ctx, k)
-	})
+	}).WithEffect(e)
 }
 
 // The platform actions. Their aliases are Midscene's names, so scripts
 // written for it find them.
 var (
-	Back       = pressKey("Back", "Go back one screen, or close a dialog or the keyboard (Android's back button; on iOS the navigation bar's back button or a swipe from the left edge).", device.KeyBack).WithAliases("AndroidBackButton")
-	Home       = pressKey("Home", "Go to the home screen.", device.KeyHome).WithAliases("AndroidHomeButton", "IOSHomeButton")
-	RecentApps = pressKey("RecentApps", "Open the Android recent apps (overview) screen.", device.KeyRecents).WithAliases("AndroidRecentAppsButton")
+	Back       = pressKey("Back", "Go back one screen, or close a dialog or the keyboard (Android's back button; on iOS the navigation bar's back button or a swipe from the left edge).", device.KeyBack, Cumulative).WithAliases("AndroidBackButton")
+	Home       = pressKey("Home", "Go to the home screen.", device.KeyHome, Idempotent).WithAliases("AndroidHomeButton", "IOSHomeButton")
+	RecentApps = pressKey("RecentApps", "Open the Android recent apps (overview) screen.", device.KeyRecents, Cumulative).WithAliases("AndroidRecentAppsButton")
 	// AppSwitcher is iOS's RecentApps.
-	AppSwitcher = pressKey("AppSwitcher", "Open the iOS app switcher.", device.KeyAppSwitch).WithAliases("IOSAppSwitcher")
+	AppSwitcher = pressKey("AppSwitcher", "Open the iOS app switcher.", device.KeyAppSwitch, Cumulative).WithAliases("IOSAppSwitcher")
 
 	PullGesture = Define("PullGesture", "Pull down from the top edge (notification shade) or on a list (pull to refresh), or pull a list up.",
 		func(ctx context.Context, env *Env, p *PullGestureParams) error {
@@ -64,5 +64,5 @@ var (
 				return fmt.Errorf("nowhere to pull %s from (%d, %d) on a %dx%d screen", p.Direction, from.X, from.Y, info.Width, info.Height)
 			}
 			return env.Driver.Swipe(ctx, from, to, pullDuration)
-		}).WithAliases("AndroidPull")
+		}).WithAliases("AndroidPull").WithEffect(Cumulative)
 )

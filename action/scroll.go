@@ -53,7 +53,7 @@ func (p *SwipeParams) Validate() error {
 }
 
 var (
-	Scroll = Define("Scroll", "Scroll the screen or a list, by a distance or until an element is visible.",
+	Scroll = WithEffectBy(Define("Scroll", "Scroll the screen or a list, by a distance or until an element is visible.",
 		func(ctx context.Context, env *Env, p *ScrollParams) error {
 			area, center, err := gestureArea(ctx, env, p.Locate)
 			if err != nil {
@@ -79,7 +79,12 @@ var (
 				return err
 			}
 			return scrollUntilVisible(ctx, env, p, strokes)
-		})
+		}), func(p *ScrollParams) Effect {
+		if p.UntilVisible != nil {
+			return Idempotent // it stops where the element shows
+		}
+		return Cumulative
+	})
 
 	Swipe = Define("Swipe", "Swipe from one element or point to another.",
 		func(ctx context.Context, env *Env, p *SwipeParams) error {
@@ -92,7 +97,7 @@ var (
 				return err
 			}
 			return env.Driver.Swipe(ctx, from, to, time.Duration(p.Duration)*time.Millisecond)
-		})
+		}).WithEffect(Cumulative)
 
 	DragAndDrop = Define("DragAndDrop", "Drag an element and drop it onto another.",
 		func(ctx context.Context, env *Env, p *DragAndDropParams) error {
@@ -101,7 +106,7 @@ var (
 				return dr.Drag(ctx, from, to, d)
 			}
 			return env.Driver.Swipe(ctx, from, to, d)
-		})
+		}).WithEffect(Cumulative)
 )
 
 // scrollUntilVisible looks for the target, swipes, and looks again, at most

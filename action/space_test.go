@@ -32,7 +32,7 @@ var Shake = action.Define("Shake", "Shake the phone, e.g. to undo or report a bu
 			}
 		}
 		return nil
-	})
+	}).WithEffect(action.Cumulative)
 
 func TestOnePlaceRule(t *testing.T) {
 	base := action.ForPlatform(device.Android)

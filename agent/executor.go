@@ -133,6 +133,25 @@ func (x *executor) resolve(ctx context.Context, ex *execution, st Step, sc *scen
 			x.cache.drop(stepText(st), ex.Fingerprint)
 		}
 	}
+	if l, ok := stepLocator(st); ok && setsState(st) && l.ID == "" && l.Point == nil {
+		// On and off name a switch: only the control labelled so will do.
+		sw, err := switchTarget(sc, l)
+		if err == nil {
+			ref := call.Locators()[0]
+			if err := call.SetLocator(ref.Name, action.Locator{ID: sw.ID}); err != nil {
+				return call, sc, err
+			}
+			ex.Element, ex.Via = &sw, "rule"
+			return call, sc, nil
+		}
+		if x.model == nil || errors.Is(err, errMentionedOnly) {
+			// A row that mentions the switch is not it: the planner goes
+			// there, not the executor.
+			return call, sc, err
+		}
+		mc, err := x.byModel(ctx, ex, st, sc, err, ro.progress)
+		return mc, sc, err
+	}
 	found, rerr := ruleTargets(call, sc)
 	if errors.Is(rerr, action.ErrNotFound) && x.model == nil {
 		// A label drawn inside an image or a custom view: the trust

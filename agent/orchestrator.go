@@ -210,12 +210,29 @@ func (o *orchestrator) compress(ctx context.Context, next int) {
 		map[string]any{"plan": plan, "progress": o.progress(next)}, event.StatusInfo, 0)
 }
 
-// summarize records the ≤50-character summary that replaces the step's
-// log in later prompts.
-func (o *orchestrator) summarize(ctx context.Context, st Step, mark string) {
-	s := truncate(mark+" "+stepText(st), 50)
-	o.summaries = append(o.summaries, s)
-	o.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvStepSummary, map[string]any{"step_id": st.ID, "summary": s}, event.StatusInfo, 0)
+// Step outcomes in summaries.
+const (
+	summaryOK      = "ok"
+	summarySkipped = "skipped" // its expected state held already
+	summaryFailed  = "failed"
+)
+
+// summaryEvent is the step_summary event's payload: how the step ended
+// and, in at most 50 characters, the screen it reached (screenSummary) —
+// not the step's text again, which the plan has.
+type summaryEvent struct {
+	Step    int    `json:"step_id"`
+	Status  string `json:"status"`
+	Summary string `json:"summary"`
+	Text    string `json:"step"`
+}
+
+// summarize records how step st ended on screen sc; its mark and the
+// screen's summary replace the step's log in later prompts.
+func (o *orchestrator) summarize(ctx context.Context, st Step, status string, sc *scene.Scene) {
+	s := screenSummary(sc)
+	o.summaries = append(o.summaries, truncate(status+" "+s, summaryLen))
+	o.bus.publish(ctx, event.RoleOrchestrator, event.RoleOrchestrator, event.EvStepSummary, summaryEvent{Step: st.ID, Status: status, Summary: s, Text: stepText(st)}, event.StatusInfo, 0)
 }
 
 // verdictEvent is the verdict event's payload.
@@ -247,6 +264,7 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 	tried := map[string]bool{}
 	heldFirst := false // the expected state held at the step's first attempt
 	ro := resolveOpts{progress: o.progress(o.done)}
+	var acted *engine.Record // the last attempt's record, when it drove the device
 	for attempt := 0; ; attempt++ {
 		// The screen the last step settled on is this step's start.
 		sc := o.cur
@@ -282,9 +300,20 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 				o.bus.publish(ctx, event.RoleValidator, event.RoleOrchestrator, event.EvSkipped,
 					map[string]any{"step_id": st.ID, "key": idempotencyKey(o.id, st), "evidence": v.Evidence}, event.StatusOK, v.Confidence)
 				o.state(ctx, stepState(st, "SKIPPED"))
-				o.summarize(ctx, st, "= already")
+				o.summarize(ctx, st, summarySkipped, sc)
 				o.cur = sc
 				return event.StatusOK, "", false
+			}
+		}
+		if acted != nil {
+			// A retry runs the action again: only on evidence that the
+			// last run did nothing, when running it twice is not the same
+			// as once. Otherwise look again and plan again — by the rules
+			// that is the same step, so the task fails instead.
+			if ok, why := o.mayRepeat(ctx, st, acted, o.obs.screen(sc)); !ok {
+				o.failedAt[stepText(st)] = sc.Fingerprint()
+				o.summarize(ctx, st, summaryFailed, sc)
+				return event.StatusFailed, o.crash + why, o.planner.ruled(o.task.Goal)
 			}
 		}
 		var execErr error
@@ -305,7 +334,7 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 			}
 			if v.sure() {
 				o.state(ctx, stepState(st, "VALIDATED"))
-				o.summarize(ctx, st, "ok")
+				o.summarize(ctx, st, summaryOK, after)
 				o.cur = after
 				return event.StatusOK, "", false
 			}
@@ -321,6 +350,10 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 			key := idempotencyKey(o.id, st)
 			o.bus.publish(ctx, event.RoleOrchestrator, event.RoleExecutor, event.EvActRequest, map[string]any{"step": st, "attempt": attempt, "idempotency_key": key}, event.StatusInfo, 0)
 			ex := o.exec.execute(ctx, o.id, st, attempt, sc, ro, o.timeout(st))
+			acted = nil
+			if ex.rec != nil && ex.rec.Acted {
+				acted = ex.rec
+			}
 			status := event.StatusOK
 			if ex.Error != "" {
 				status = event.StatusFailed
@@ -371,7 +404,7 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 					}
 				}
 				o.state(ctx, stepState(st, "VALIDATED"))
-				o.summarize(ctx, st, "ok")
+				o.summarize(ctx, st, summaryOK, after)
 				o.cur = after
 				return event.StatusOK, "", false
 			}
@@ -391,10 +424,10 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 		}
 		why = o.crash + why
 		var amb *locate.AmbiguousError
-		final := st.Call.IsZero() || (errors.As(execErr, &amb) && o.exec.model == nil)
+		final := st.Call.IsZero() || (errors.As(execErr, &amb) || errors.Is(execErr, errMentionedOnly)) && o.exec.model == nil
 		if attempt >= MaxRetries {
 			o.failedAt[stepText(st)] = after.Fingerprint()
-			o.summarize(ctx, st, "FAIL")
+			o.summarize(ctx, st, summaryFailed, after)
 			return event.StatusFailed, why, final
 		}
 		strategy, target := chooseStrategy(st, after, signals, execErr, tried, o.app)
@@ -405,7 +438,7 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 		}
 		if strategy == "" {
 			o.failedAt[stepText(st)] = after.Fingerprint()
-			o.summarize(ctx, st, "FAIL")
+			o.summarize(ctx, st, summaryFailed, after)
 			if final {
 				return event.StatusFailed, why, true
 			}

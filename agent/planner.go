@@ -55,7 +55,7 @@ func (p *planner) plan(ctx context.Context, b *bus, goal string, sc *scene.Scene
 // compressed progress.
 func (p *planner) replan(ctx context.Context, b *bus, goal string, sc *scene.Scene, progress string, rest []Step) ([]Step, error) {
 	b.publish(ctx, event.RoleOrchestrator, event.RolePlanner, event.EvPlanRequest, map[string]any{"goal": goal, "screen": sc.Fingerprint(), "progress": progress, "replan": true}, event.StatusInfo, 0)
-	if _, err := p.rules(goal); err == nil || p.model == nil {
+	if p.ruled(goal) {
 		out := append([]Step(nil), rest...)
 		b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, planEvent{Steps: out, Source: "rules", Replan: true}, event.StatusOK, 1)
 		return out, nil
@@ -67,6 +67,13 @@ func (p *planner) replan(ctx context.Context, b *bus, goal string, sc *scene.Sce
 	}
 	b.publish(ctx, event.RolePlanner, event.RoleOrchestrator, event.EvPlan, planEvent{Steps: steps, Source: "model", Replan: true}, event.StatusOK, 1)
 	return steps, nil
+}
+
+// ruled reports whether goal is planned by the rules: their re-plan is
+// the same steps again, with no judgement of the new screen.
+func (p *planner) ruled(goal string) bool {
+	_, err := p.rules(goal)
+	return err == nil || p.model == nil
 }
 
 // rules plans by the controlled language, bound to the device's actions.

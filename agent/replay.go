@@ -14,7 +14,7 @@ type StepResult struct {
 	ID       int      `json:"step_id"`
 	Step     string   `json:"step"`    // tap "Sign in"
 	Status   string   `json:"status"`  // done, skipped, failed, review_required, pending
-	Summary  string   `json:"summary"` // ≤50 characters
+	Summary  string   `json:"summary"` // the screen it reached, ≤50 characters
 	Attempts int      `json:"attempts"`
 	Via      string   `json:"via,omitempty"` // rule, cache, model
 	Retries  []string `json:"retries,omitempty"`
@@ -149,16 +149,14 @@ func replay(events []event.Event, space *action.Space) (*Result, error) {
 			s := get(re.Step)
 			s.Retries = append(s.Retries, re.Strategy)
 		case event.EvStepSummary:
-			var p struct {
-				Step    int    `json:"step_id"`
-				Summary string `json:"summary"`
-			}
+			var p summaryEvent
 			if err := json.Unmarshal(e.Payload, &p); err != nil {
 				return nil, bad(err)
 			}
 			s := get(p.Step)
 			s.Summary = p.Summary
-			if strings.HasPrefix(p.Summary, "FAIL") {
+			// Records before the status field wrote "FAIL …" summaries.
+			if p.Status == summaryFailed || strings.HasPrefix(p.Summary, "FAIL") {
 				s.Status = Failed
 			}
 		case event.EvModelCall:
@@ -184,6 +182,17 @@ func replay(events []event.Event, space *action.Space) (*Result, error) {
 		r.Steps = append(r.Steps, *s)
 	}
 	return r, nil
+}
+
+// mark is a step status as the task's summary line shows it.
+func mark(status string) string {
+	switch status {
+	case Done:
+		return summaryOK
+	case Failed:
+		return "FAIL"
+	}
+	return status
 }
 
 // report is the reporter: the task's summary, from its events only.
@@ -217,7 +226,7 @@ func report(events []event.Event, space *action.Space, status, reason string) st
 	var lines []string
 	for _, s := range r.Steps {
 		if s.Summary != "" {
-			lines = append(lines, s.Summary)
+			lines = append(lines, fmt.Sprintf("%d %s → %s", s.ID, mark(s.Status), s.Summary))
 		}
 	}
 	if len(lines) > 0 {

@@ -213,7 +213,11 @@ func printActEvent(w io.Writer, e event.Event) {
 	case event.EvStepSummary:
 		var id int
 		_ = json.Unmarshal(p["step_id"], &id)
-		fmt.Fprintf(w, "  %d. %s\n", id, indentLines(str("summary"), "     ", 0))
+		status := str("status")
+		if status == "failed" {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "  %d. %s %s → %s\n", id, status, str("step"), indentLines(str("summary"), "     ", 0))
 	case event.EvRetry:
 		fmt.Fprintf(w, "     retry: %s (%s)\n", str("strategy"), indentLines(str("reason"), "       ", 0))
 	case event.EvSignal:

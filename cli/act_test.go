@@ -39,7 +39,7 @@ func TestActOnSim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"plan (rules, 4 steps)", "  3. ok Tap(locate: \"Sign in\")", "DONE: 4/4 steps done", "recorded as run"} {
+	for _, want := range []string{"plan (rules, 4 steps)", "  3. ok Tap(locate: \"Sign in\") → Login: Home", "DONE: 4/4 steps done", "recorded as run"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

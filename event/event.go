@@ -57,6 +57,7 @@ const (
 	EvVerdict      = "verdict"       // validator → orchestrator: the verdict
 	EvSignal       = "signal"        // tracer → orchestrator: Signal
 	EvRetry        = "retry"         // recovery → orchestrator: the changed strategy
+	EvRepeat       = "repeat"        // recovery → orchestrator: whether a step's action may run again, and the evidence
 	EvStepSummary  = "step_summary"  // orchestrator: ≤50-char summary replacing the step's log
 	EvContext      = "context"       // orchestrator: compressed context every five steps
 	EvModelCall    = "model_call"    // a role's model call: usage

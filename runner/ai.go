@@ -53,6 +53,20 @@ func (r *run) compileAI(st script.Step) (engine.Step, bool) {
 	return engine.Step{}, false
 }
 
+// offline reports whether no model serves the run's ai* steps.
+func (r *run) offline() bool { return r.opts.AI == nil || r.opts.AI.Offline() }
+
+// lookOnceOffline makes a targeted ai* step (aiTap: the blue button) look
+// for its target once, on the settled screen, when no model is
+// configured: waiting the find timeout cannot make the locator rules read
+// a description, so the step fails at once, saying which model settings
+// would resolve it. With a model, the rules look as long as any step.
+func (r *run) lookOnceOffline(es *engine.Step) {
+	if r.offline() && es.FindTimeout == 0 {
+		es.FindTimeout = time.Nanosecond // one look: Poll checks the first screen before it waits
+	}
+}
+
 // targetedGoal writes a targeted ai step as a controlled-language goal, so
 // the runtime's executor resolves its target (l, nil when none) with the
 // model.

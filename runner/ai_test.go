@@ -11,11 +11,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
 )
@@ -146,6 +148,35 @@ func TestAIStepsNeedModel(t *testing.T) {
 		if i == 0 && !strings.Contains(tr.Reason, "sentence 1 of 1") {
 			t.Fatalf("%s: the reason does not name the sentence: %s", steps[i], tr.Reason)
 		}
+	}
+}
+
+// Without a model, a targeted ai* step whose description no locator rule
+// reads fails on its first look, not after the find timeout (an hour
+// here: a step that waited would outlive the test's context), naming what
+// to set; a target the rules do read still works.
+func TestAITapNoModelFailsAtOnce(t *testing.T) {
+	_, d := simPhone(t)
+	rt, _ := agent.New(agent.Config{})
+	src := "android:\n  launch: com.apex.login\ntasks:\n  - name: t\n    continueOnError: true\n    flow:\n      - aiTap: the blue round thing\n" +
+		"  - name: u\n    flow:\n      - aiTap: Remember me\n"
+	opts := fastOptions(openStore(t))
+	opts.AI, opts.FindTimeout = rt, time.Hour
+	opts.Perception.Mode = perceive.Off
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := Run(ctx, d, load(t, src), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the run outlived its context: the step waited for its target")
+	}
+	if tr := res.Tasks[0]; tr.Status != store.StepFailed || !strings.Contains(tr.Reason, "needs a model") || !strings.Contains(tr.Reason, "APEX_MODEL_NAME") {
+		t.Fatalf("status %s: %s", tr.Status, tr.Reason)
+	}
+	if tr := res.Tasks[1]; tr.Status != store.StepPassed {
+		t.Fatalf("aiTap of a visible text: status %s: %s", tr.Status, tr.Reason)
 	}
 }
 

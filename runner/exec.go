@@ -134,9 +134,10 @@ func (r *run) targeted(st script.Step, target *action.Locator, a *action.Action,
 	if err != nil || !st.Kind.IsAI() {
 		return es, err
 	}
+	r.lookOnceOffline(&es)
 	return engine.Step{Optional: es.Optional, Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
 		err := s.Act(ctx, rec, nil, es)
-		if !errors.Is(err, locate.ErrNoRule) || r.opts.AI == nil || r.opts.AI.Offline() {
+		if !errors.Is(err, locate.ErrNoRule) || r.offline() {
 			return needsModelIfNoRule(st, err)
 		}
 		goal, ok := targetedGoal(st, target)

@@ -1,5 +1,5 @@
-// Package scenetest gives tests the Scene of a simulated app's first
-// screen, read straight from a simulated phone (no protocol in between).
+// Package scenetest gives tests the Scene of a simulated app's screen,
+// read straight from a simulated phone (no protocol in between).
 package scenetest
 
 import (
@@ -20,6 +20,12 @@ func SimScene(t testing.TB, pkg string) *scene.Scene {
 	if err := p.Launch(pkg); err != nil {
 		t.Fatal(err)
 	}
+	return Of(t, p)
+}
+
+// Of is the Scene of what p shows now.
+func Of(t testing.TB, p *sim.Phone) *scene.Scene {
+	t.Helper()
 	xml, err := p.DumpUI()
 	if err != nil {
 		t.Fatal(err)
