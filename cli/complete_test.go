@@ -36,7 +36,8 @@ func TestCompletion(t *testing.T) {
 		{"run ids", []string{"report", "--dir", dir, ""}, []string{"latest", ids[0], ids[1]}, nil},
 		{"action names", []string{"do", "Ta"}, []string{"Tap"}, []string{"Scroll"}},
 		{"iOS actions too", []string{"do", "App"}, []string{"AppSwitcher"}, nil},
-		{"app packages", []string{"act", "--launch", "com.apex.s"}, []string{"com.apex.shop", "com.apex.settings"}, []string{"com.apex.notes"}},
+		{"app packages", []string{"act", "--launch", "com.apex.s"}, []string{"com.apex.shop"}, []string{"com.apex.notes"}},
+		{"android package names", []string{"act", "--launch", "com.android."}, []string{"com.android.settings", "com.android.browser"}, nil},
 		{"app packages of --app specs", []string{"act", "--app", "../examples/apps/arcade.yaml", "--launch", ""}, []string{"com.apex.arcade", "com.apex.login"}, nil},
 	}
 	for _, tt := range tests {

@@ -48,8 +48,8 @@ func TestRunOnAFarmDevice(t *testing.T) {
 	if err != nil {
 		t.Fatalf("apex run --farm: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
-	if !strings.Contains(out, "PASS") {
-		t.Errorf("apex run --farm did not pass:\n%s", out)
+	if !strings.Contains(out+errOut, "PASS") {
+		t.Errorf("apex run --farm did not pass:\n%s%s", out, errOut)
 	}
 	out, _, err = run(t, "farm", "devices", "--farm", p.ClientURL())
 	if err != nil || !strings.Contains(out, "h1/sim-1") {

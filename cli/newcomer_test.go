@@ -112,7 +112,7 @@ func TestScriptYAMLErrorLine(t *testing.T) {
 // call it; --version works.
 func TestArgErrorsShowUsage(t *testing.T) {
 	_, _, err := run(t, "run")
-	if err == nil || !strings.Contains(err.Error(), "name the scripts to run") || !strings.Contains(err.Error(), "Usage:\n  apex run FILE…") {
+	if err == nil || !strings.Contains(err.Error(), "name the scripts to run") || !strings.Contains(err.Error(), "Usage:\n  apex run FILE") {
 		t.Errorf("apex run: %v; want what to give and the usage", err)
 	}
 	_, _, err = run(t, "act")

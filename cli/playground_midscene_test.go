@@ -33,7 +33,7 @@ func TestPlaygroundMidsceneClient(t *testing.T) {
 		Device:  DeviceFlags{Sim: true},
 		Port:    0,
 		Dir:     t.TempDir(),
-		Config:  "testdata-none.yaml",
+		Config:  emptyFile(t),
 		Getenv:  func(string) string { return "" },
 		OpenURL: func(context.Context, string) error { return nil },
 	})

@@ -18,7 +18,11 @@ func TestRunSuiteOnSim(t *testing.T) {
 		t.Run(platform, func(t *testing.T) {
 			dir := t.TempDir()
 			junit, summary := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.json")
-			out := mustRun(t, "run", "--sim="+platform, "--concurrency", "2", "--ocr", "off", "--junit", junit, "--summary", summary, "--report-dir", filepath.Join(dir, "runs"), suiteDir)
+			out, errOut, err := run(t, "run", "--sim="+platform, "--concurrency", "2", "--ocr", "off", "--junit", junit, "--summary", summary, "--report-dir", filepath.Join(dir, "runs"), suiteDir)
+			out += errOut // the progress lines are on stderr when stdout is not a terminal
+			if err != nil {
+				t.Fatalf("apex run: %v\n%s", err, out)
+			}
 			s := readSummary(t, summary)
 			var got []string
 			for _, sc := range s.Scripts {
@@ -57,7 +61,8 @@ func TestRunData(t *testing.T) {
 	rows := filepath.Join(dir, "rows.csv")
 	os.WriteFile(rows, []byte("user,password,expect\ndemo,apex123,\"Welcome, demo!\"\ndemo,nope,Wrong username or password\nguest,apex123,\"Welcome, guest!\"\n"), 0o644)
 	junit, summary := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "summary.json")
-	out, _, err := run(t, "run", "--sim", "--ocr", "off", "--data", rows, "--junit", junit, "--summary", summary, "--report-dir", filepath.Join(dir, "runs"), suiteDir+"/sign-in.yaml")
+	out, errOut, err := run(t, "run", "--sim", "--ocr", "off", "--data", rows, "--junit", junit, "--summary", summary, "--report-dir", filepath.Join(dir, "runs"), suiteDir+"/sign-in.yaml")
+	out += errOut // progress is on stderr when stdout is not a terminal
 	if err == nil || !strings.Contains(err.Error(), "1 of 3 scripts did not pass") {
 		t.Fatalf("err = %v; want the third row to fail\n%s", err, out)
 	}

