@@ -309,11 +309,13 @@ func (o *orchestrator) runStep(ctx context.Context, i int) (status, why string, 
 			// A retry runs the action again: only on evidence that the
 			// last run did nothing, when running it twice is not the same
 			// as once. Otherwise look again and plan again — by the rules
-			// that is the same step, so the task fails instead.
+			// that is the same step, so the task fails instead, unless the
+			// app crashed: then the screen moved because it was relaunched,
+			// and a re-plan starts from what the relaunched app shows.
 			if ok, why := o.mayRepeat(ctx, st, acted, o.obs.screen(sc)); !ok {
 				o.failedAt[stepText(st)] = sc.Fingerprint()
 				o.summarize(ctx, st, summaryFailed, sc)
-				return event.StatusFailed, o.crash + why, o.planner.ruled(o.task.Goal)
+				return event.StatusFailed, o.crash + why, o.crash == "" && o.planner.ruled(o.task.Goal)
 			}
 		}
 		var execErr error
