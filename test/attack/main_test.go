@@ -75,7 +75,14 @@ func playground(t *testing.T, dir string, env []string, args ...string) (string,
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	args = append([]string{"playground", "--no-open", "--port", "0", "--dir", filepath.Join(dir, "runs"), "--config", filepath.Join(dir, "none.yaml")}, args...)
+	// An empty apex.yaml: no model of the operator's unless a test gives one.
+	none := filepath.Join(dir, "none.yaml")
+	if _, err := os.Stat(none); err != nil {
+		if err := os.WriteFile(none, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args = append([]string{"playground", "--no-open", "--port", "0", "--dir", filepath.Join(dir, "runs"), "--config", none}, args...)
 	cmd := exec.Command(apexBin, args...)
 	cmd.Dir, cmd.Env = dir, cleanEnv(env...)
 	out, err := cmd.StdoutPipe()
