@@ -103,7 +103,9 @@ func (ss *session) attach(drv device.Driver, t device.Target, release func(), op
 
 // errRecreating answers a request while the session's device link is
 // checked or opened again.
-var errRecreating = errorf(http.StatusServiceUnavailable, "reconnecting to the device: retry in a moment")
+var errRecreating = &apiError{code: http.StatusServiceUnavailable,
+	err:    errors.New("reconnecting to the device: retry in a moment"),
+	fields: map[string]any{"retry": true}} // like every answer that asks for a retry
 
 var errNoSession = errorf(http.StatusConflict, "no device session: POST /session with a deviceId first")
 
