@@ -8,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/farm/host"
-	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/registry"
-	"github.com/apexagent/apex/script"
 )
 
 // TestRunOnAFarmDevice: apex run --farm leases a phone a farm host serves
@@ -20,19 +18,8 @@ import (
 func TestRunOnAFarmDevice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.Start(ctx, t, 1)
 	_, js := p.Conn()
-	hctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
-			Load: func(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }})
-	}()
-	defer func() { stop(); <-done }()
 	reg, err := registry.Open(ctx, js)
 	if err != nil {
 		t.Fatal(err)

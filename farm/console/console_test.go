@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm/console"
-	"github.com/apexagent/apex/farm/host"
-	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/internal/browsertest"
-	"github.com/apexagent/apex/script"
 	"github.com/chromedp/chromedp"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -33,19 +31,8 @@ const token = "s3cret-console-token"
 func TestConsoleOpensADevice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.Start(ctx, t, 1)
 	_, js := p.Conn()
-	hctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
-			Load: func(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }})
-	}()
-	defer func() { stop(); <-done }()
 	cctx, ccancel := context.WithCancel(ctx)
 	defer ccancel()
 	// The lowest bcrypt cost: the race detector makes each check of a

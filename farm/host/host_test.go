@@ -12,9 +12,8 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
-	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/lease"
-	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/script"
@@ -41,20 +40,12 @@ func load(data []byte, name string) (*script.Script, error) { return script.Load
 func TestRunsPassOnCleanPhones(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.Start(ctx, t, 2)
 	_, js := p.Conn()
 	q, err := queue.Open(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 2, RunsDir: t.TempDir(), Load: load}) }()
-	defer func() { stop(); <-done }()
 	var ids []string
 	for range 6 {
 		r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
@@ -80,20 +71,12 @@ func TestRunsPassOnCleanPhones(t *testing.T) {
 func TestAuditShowsEachLeaseOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.Start(ctx, t, 1)
 	_, js := p.Conn()
 	q, err := queue.Open(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Load: load}) }()
-	defer func() { stop(); <-done }()
 	r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
 	if err != nil {
 		t.Fatal(err)
@@ -129,16 +112,8 @@ func TestAuditShowsEachLeaseOnce(t *testing.T) {
 func TestRemoteDriverFenced(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.Start(ctx, t, 1)
 	nc, js := p.Conn()
-	hctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Load: load}) }()
-	defer func() { stop(); <-done }()
 	ls, err := lease.New(ctx, js)
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/farm/host"
-	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/queue"
 )
 
@@ -19,20 +18,12 @@ const slow = wifiOff + "      - sleep: 20000\n"
 func TestCancelTimeoutAndProjectLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.Start(ctx, t, 2)
 	_, js := p.Conn()
 	q, err := queue.Open(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- host.Run(hctx, js, host.Options{ID: "h1", Sim: 2, RunsDir: t.TempDir(), Load: load}) }()
-	defer func() { stop(); <-done }()
 	wait := func(id string, until func(queue.Run) bool) queue.Run {
 		t.Helper()
 		var last queue.Run

@@ -1,0 +1,43 @@
+// Package farmtest starts a small farm for tests: a one-member control
+// plane on loopback and a host of simulated phones, the same pieces
+// `apex farm serve` and `apex farm host --sim N` run.
+package farmtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/script"
+)
+
+// Start starts a control plane and, when sims > 0, the host "h1" serving
+// that many simulated phones; both stop when t ends (the host first).
+func Start(ctx context.Context, t testing.TB, sims int) *plane.Plane {
+	t.Helper()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if sims > 0 {
+		_, js := p.Conn()
+		StartHost(ctx, t, js, host.Options{ID: "h1", Sim: sims, RunsDir: t.TempDir()})
+	}
+	return p
+}
+
+// StartHost runs a host on js until t ends; o.Load defaults to script.Load.
+func StartHost(ctx context.Context, t testing.TB, js jetstream.JetStream, o host.Options) {
+	t.Helper()
+	if o.Load == nil {
+		o.Load = func(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }
+	}
+	hctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- host.Run(hctx, js, o) }()
+	t.Cleanup(func() { stop(); <-done })
+}
