@@ -4,7 +4,7 @@
 # APT_PACKAGES yourself and run `go test -race ./...`).
 
 GO ?= go
-APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-noto-cjk chromium
+APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-noto-cjk chromium ffmpeg
 NPM_DIR := .cache/npm
 
 .PHONY: test deps deps-apt deps-npm vet bench fmt install
