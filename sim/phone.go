@@ -71,7 +71,8 @@ type Phone struct {
 	nextPID    int
 	seed       int64
 	rnd        *rand.Rand
-	version    uint64 // bumped on every change of what is on screen
+	version    uint64        // bumped on every change of what is on screen
+	watch      chan struct{} // closed at the next change (screenwatch.go)
 	shot       shotCache
 	stale      staleTree // see stale.go
 	ios        bool
@@ -386,4 +387,4 @@ func (p *Phone) activity(a *appRun) string {
 	return a.spec.Activity
 }
 
-func (p *Phone) changed() { p.version++ }
+func (p *Phone) changed() { p.version++; p.notifyWatchers() }

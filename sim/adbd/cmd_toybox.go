@@ -518,19 +518,6 @@ func cmdWhich(_ context.Context, c *Cmd) int {
 	return code
 }
 
-// cmdScreenrecord refuses to record: the simulated display has no video
-// encoder. It says so rather than writing an empty file a tool would
-// mistake for a recording.
-func cmdScreenrecord(_ context.Context, c *Cmd) int {
-	for _, a := range c.Args[1:] {
-		if a == "--help" || a == "-h" {
-			c.printf("Usage: screenrecord [options] <filename>\n\nAndroid screenrecord v1.3.  Records the device's display to a .mp4 file.\n")
-			return 0
-		}
-	}
-	return c.fail(1, "this simulated phone has no video encoder, so it cannot record the screen; take screenshots with `screencap -p` instead")
-}
-
 // cmdAppops is `appops get|set|reset PACKAGE [OP [MODE]]`: the simulated
 // apps ask for no runtime permissions, so every op reads as default and
 // setting one is remembered for get.

@@ -79,7 +79,7 @@ func TestRealADBFidelity(t *testing.T) {
 		{"echo -n 'héllo' | base64", `^aMOpbGxv\n$`, 0, ""},
 		{"echo aMOpbGxv | base64 -d", `^héllo$`, 0, ""},
 		{"which logcat sed; which nosuch || echo missing", `^/system/bin/logcat\n/system/bin/sed\nmissing\n$`, 0, ""},
-		{"screenrecord /sdcard/a.mp4", `^$`, 1, "cannot record the screen"},
+		{"screenrecord /sdcard/a.mp4", `^$`, 1, "records only a live stream"},
 		{"appops get com.apex.shop CAMERA; appops set com.apex.shop CAMERA deny; appops get com.apex.shop", `^CAMERA: default\nCAMERA: deny\n$`, 0, ""},
 		{"appops get no.such", `^Error: Unknown package: no.such\n$`, 255, ""},
 		{"svc wifi disable; settings get global wifi_on; svc wifi enable; settings get global wifi_on", `^0\n1\n$`, 0, ""},

@@ -28,6 +28,10 @@ type Options struct {
 	FS *FS
 	// Log receives connection and protocol errors (nil = discard).
 	Log *slog.Logger
+	// Encoder is the ffmpeg (with libx264) `screenrecord
+	// --output-format=h264` encodes with: "" finds ffmpeg on PATH, "none"
+	// has no encoder (screenrecord says so).
+	Encoder string
 }
 
 // Server serves one Phone as adbd to any number of connections.

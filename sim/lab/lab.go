@@ -37,6 +37,9 @@ type Options struct {
 	// "127.0.0.1:0" = a free port). Only loopback addresses are accepted.
 	StateAddr string
 	Log       *slog.Logger
+	// Encoder is the Android phones' H.264 encoder for `screenrecord`
+	// (adbd.Options.Encoder): "" is ffmpeg on PATH, "none" none.
+	Encoder string
 }
 
 // DefaultPortBase is the first port `apex sim` uses.
@@ -172,7 +175,7 @@ func startDevice(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*D
 		ln.Close()
 		return nil, fmt.Errorf("lab: device %d: %w", i+1, err)
 	}
-	srv := adbd.NewServer(phone, &adbd.Options{Log: log.With("device", serial)})
+	srv := adbd.NewServer(phone, &adbd.Options{Log: log.With("device", serial), Encoder: opts.Encoder})
 	go func() {
 		if err := srv.Serve(ln); err != nil {
 			log.Error("lab: device stopped serving", "device", serial, "err", err)

@@ -200,3 +200,17 @@ func FuzzParseRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestDelimiterEndsAccessUnit: a delimiter after a picture delivers the
+// picture at once.
+func TestDelimiterEndsAccessUnit(t *testing.T) {
+	aus := split([][]byte{ten(t)})
+	var s h264.Splitter
+	got := s.Write(append(aus[0].AnnexB(), 0, 0, 0, 1, 0x09, 0xf0))
+	if len(got) != 1 {
+		t.Fatalf("%d access units after the first picture and a delimiter, want 1", len(got))
+	}
+	if diff := cmp.Diff(aus[0], got[0]); diff != "" {
+		t.Errorf("access unit (-want +got):\n%s", diff)
+	}
+}

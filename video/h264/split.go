@@ -37,6 +37,10 @@ func (s *Splitter) Write(p []byte) []AccessUnit {
 		}
 		s.seen = true
 		s.buf = s.buf[start+n:]
+		out = s.early(out)
+	}
+	if s.seen {
+		out = s.early(out)
 	}
 	if len(s.buf) > MaxNAL {
 		// Keep the last bytes: a start code may straddle the cut.
@@ -80,6 +84,24 @@ func (s *Splitter) nal(b []byte, out []AccessUnit) []AccessUnit {
 	s.au = append(s.au, nal)
 	if t := NALType(nal); t == TypeSlice || t == TypeIDR {
 		s.vcl = true
+	}
+	return out
+}
+
+// early ends the access unit as soon as the NAL unit now arriving shows
+// it starts the next one, without waiting for that NAL unit's end: a
+// stream that sends a delimiter after each picture has it delivered at
+// once.
+func (s *Splitter) early(out []AccessUnit) []AccessUnit {
+	if !s.vcl || len(s.buf) == 0 {
+		return out
+	}
+	if t := NALType(s.buf); (t == TypeSlice || t == TypeIDR) && len(s.buf) < 2 {
+		return out
+	}
+	if startsAU(s.buf) {
+		out = append(out, AccessUnit{NALs: s.au})
+		s.au, s.vcl = nil, false
 	}
 	return out
 }

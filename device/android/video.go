@@ -1,0 +1,131 @@
+package android
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/apexagent/apex/adb"
+)
+
+// RecordOptions tune a screen recording: the frames' size (0: the
+// display's), for H.264 the bit rate (0: the device's default), and how
+// long one screenrecord runs before it is started again (0: its own
+// limit, 3 minutes).
+type RecordOptions struct {
+	Width, Height int
+	BitRate       int
+	TimeLimit     int // seconds
+}
+
+func (o RecordOptions) args(format string) string {
+	var b strings.Builder
+	b.WriteString("screenrecord --output-format=" + format)
+	if o.Width > 0 && o.Height > 0 {
+		fmt.Fprintf(&b, " --size %dx%d", o.Width, o.Height)
+	}
+	if o.BitRate > 0 {
+		fmt.Fprintf(&b, " --bit-rate %d", o.BitRate)
+	}
+	if o.TimeLimit > 0 {
+		fmt.Fprintf(&b, " --time-limit %d", o.TimeLimit)
+	}
+	return b.String() + " -"
+}
+
+// ScreenRecordH264 streams the screen as H.264 (Annex B) to w: `screenrecord
+// --output-format=h264 … -`, started again at once whenever it stops at its
+// time limit, so the stream goes on (each run begins with its parameter
+// sets and an IDR picture). It returns ctx's error when ctx ends, or
+// screenrecord's own message when it fails (no encoder, a size the
+// device refuses).
+func (d *Driver) ScreenRecordH264(ctx context.Context, o RecordOptions, w io.Writer) error {
+	return d.record(ctx, o.args("h264"), w)
+}
+
+// ScreenFrames streams the screen as raw frames of width×height (0: the
+// display's size), a frame each time the screen changes:
+// `screenrecord --output-format=raw-frames`, RGB888 pixels, restarted at
+// its time limit like ScreenRecordH264. each gets a frame it may keep
+// until it returns.
+func (d *Driver) ScreenFrames(ctx context.Context, width, height int, each func(*image.RGBA) error) error {
+	if width <= 0 || height <= 0 {
+		return errors.New("android: screen frames: give the frames' size")
+	}
+	fw := &frameWriter{img: image.NewRGBA(image.Rect(0, 0, width, height)), each: each}
+	fw.rgb = make([]byte, 0, width*height*3)
+	return d.record(ctx, RecordOptions{Width: width, Height: height}.args("raw-frames"), fw)
+}
+
+// record runs a screenrecord command line again each time it ends well
+// (its time limit) until ctx ends or it fails.
+func (d *Driver) record(ctx context.Context, cmd string, w io.Writer) error {
+	for {
+		var stderr bytes.Buffer
+		cw := &countWriter{w: w}
+		code, err := adb.RunShell(ctx, d.t, cmd, adb.ShellOptions{Stdout: cw, Stderr: &stderr})
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, adb.ErrGone):
+			return d.offline("screenrecord", err)
+		case err != nil:
+			return fmt.Errorf("android %s: %s: %w", d.serial, cmd, err)
+		case code != 0 || cw.n == 0:
+			msg := strings.TrimSpace(stderr.String())
+			if msg == "" {
+				msg = fmt.Sprintf("exit status %d, %d bytes written", code, cw.n)
+			}
+			return fmt.Errorf("android %s: %s: %s", d.serial, cmd, msg)
+		}
+		d.log.Debug("screenrecord reached its time limit: recording on", "serial", d.serial)
+	}
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// frameWriter cuts RGB888 bytes into frames.
+type frameWriter struct {
+	mu   sync.Mutex
+	img  *image.RGBA
+	rgb  []byte
+	each func(*image.RGBA) error
+}
+
+func (f *frameWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(p)
+	size := cap(f.rgb)
+	for len(p) > 0 {
+		take := min(size-len(f.rgb), len(p))
+		f.rgb = append(f.rgb, p[:take]...)
+		p = p[take:]
+		if len(f.rgb) < size {
+			break
+		}
+		pix := f.img.Pix
+		for i, j := 0, 0; j < size; i, j = i+4, j+3 {
+			pix[i], pix[i+1], pix[i+2], pix[i+3] = f.rgb[j], f.rgb[j+1], f.rgb[j+2], 255
+		}
+		f.rgb = f.rgb[:0]
+		if err := f.each(f.img); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
