@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv(lease.DirEnv, dir)
+	// Processes started from this binary (the playground's `apex sim`) run
+	// as apex.
+	os.Setenv(mainEnv, "1")
 	// Nor do they read the machine's own ~/.config/apex/apex.yaml.
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()

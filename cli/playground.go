@@ -338,6 +338,10 @@ func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, id string)
 		if id != "" && id != simTargetID {
 			return nil, device.Target{}, nil, fmt.Errorf("this playground drives a simulated phone (%q), not %q: restart it without --sim", simTargetID, id)
 		}
+		if flags.SimPlatform != "ios" {
+			// Its own process: a crash of the phone cannot end the server.
+			return openSimProcess(ctx, env, &flags)
+		}
 	} else if id != "" {
 		flags.ID = id
 	}

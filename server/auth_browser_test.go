@@ -31,7 +31,7 @@ func TestTokenInBrowser(t *testing.T) {
 	}
 	// Its API calls, event stream and preview image go through the cookie.
 	waitFor(t, ctx, "the session to be ready", `document.body.dataset.session === "ready" && !document.getElementById("run").disabled`)
-	waitFor(t, ctx, "the preview to show the screen", `document.getElementById("screen").complete && document.getElementById("screen").naturalWidth > 0`)
+	waitFor(t, ctx, "the preview to show the screen", `window.apexPreview.shown()`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#home"))); err != nil {
 		t.Fatal(err)
 	}

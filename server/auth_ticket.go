@@ -97,7 +97,7 @@ func checkTicket(key []byte, s string, now time.Time) (ticket, error) {
 // carry an Authorization header.
 func ticketPath(path string) bool {
 	switch path {
-	case "/mjpeg", "/screenshot", "/events":
+	case "/mjpeg", "/preview/h264", "/screenshot", "/events":
 		return true
 	}
 	for _, p := range []string{"/recorder/screenshot/", "/runs/", "/report/"} {
@@ -109,7 +109,7 @@ func ticketPath(path string) bool {
 }
 
 // ticketPlaces names the URLs ticketPath accepts, for error messages.
-const ticketPlaces = "/mjpeg, /screenshot, /events, /recorder/screenshot/…, /runs/… and /report/…"
+const ticketPlaces = "/mjpeg, /preview/h264, /screenshot, /events, /recorder/screenshot/…, /runs/… and /report/…"
 
 // mintTicket answers POST /auth/ticket: a ticket good for ticketTTL. The
 // guard has authenticated the request already; without a token tickets

@@ -39,6 +39,8 @@ type phoneOptions struct {
 	opts server.Options
 	// apps are app specs (YAML) installed on the phone.
 	apps []string
+	// encoder is the phone's H.264 encoder (lab.Options.Encoder).
+	encoder string
 }
 
 // startPhone starts a simulated phone and a playground server for it.
@@ -47,7 +49,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 	if po == nil {
 		po = &phoneOptions{}
 	}
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1, AppFiles: po.apps})
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1, AppFiles: po.apps, Encoder: po.encoder})
 	if err != nil {
 		t.Fatal(err)
 	}

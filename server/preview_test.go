@@ -33,7 +33,7 @@ func TestScreenshot(t *testing.T) {
 // TestMJPEG reads frames while a task runs, and sees the stream end with
 // the session (which cancels the task).
 func TestMJPEG(t *testing.T) {
-	p := startPhone(t, &phoneOptions{opts: server.Options{Resend: 50 * time.Millisecond, FrameInterval: 20 * time.Millisecond}})
+	p := startPhone(t, &phoneOptions{opts: server.Options{Resend: 50 * time.Millisecond}})
 	p.ready()
 	id := p.mustDo(202, "POST", "/execute", map[string]any{"goal": longGoal, "async": true})["requestId"].(string)
 

@@ -165,7 +165,7 @@ func TestCancelPassesThroughRecreating(t *testing.T) {
 // TestPreviewRelinksABrokenLink: the preview's screenshots fail as
 // offline; the device is opened again and the stream goes on.
 func TestPreviewRelinksABrokenLink(t *testing.T) {
-	p := startFlaky(t, server.Options{FrameInterval: 20 * time.Millisecond, Resend: 50 * time.Millisecond})
+	p := startFlaky(t, server.Options{})
 	p.ready()
 	mr := p.mjpeg()
 	if _, err := mr.NextPart(); err != nil {

@@ -52,9 +52,11 @@ type Options struct {
 	// in memory only, and no /report).
 	Store *store.Store
 	Log   *slog.Logger
-	// FrameInterval is how often the preview looks for a new screen
-	// (default 100ms); Resend is the silence after which the last frame is
-	// sent again (default 1s), since browsers draw a frame of
+	// FrameInterval is how often the preview polls the screen of a
+	// device that does not push its frames, while the screen changes
+	// (default 33ms; it polls less often, down to once a second, while
+	// the screen stays still). Resend is the silence after which the last
+	// frame is sent again (default 1s), since browsers draw a frame of
 	// multipart/x-mixed-replace only when the next one starts.
 	FrameInterval, Resend time.Duration
 	// Token, when set, is required of every request (see guard.go); the
@@ -89,6 +91,7 @@ type Server struct {
 	tasks   taskTable
 	events  broker
 	preview previewHub
+	h264    h264Hub
 	rec     recorder
 	scratch scratch
 }
@@ -102,7 +105,7 @@ func New(opts Options) (*Server, error) {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.FrameInterval <= 0 {
-		opts.FrameInterval = 100 * time.Millisecond
+		opts.FrameInterval = 33 * time.Millisecond
 	}
 	if opts.Resend <= 0 {
 		opts.Resend = time.Second
@@ -156,6 +159,7 @@ func (s *Server) api() []route {
 		{"GET /events", s.stream},
 		{"GET /screenshot", s.screenshot},
 		{"GET /mjpeg", s.mjpeg},
+		{"GET /preview/h264", s.h264Preview},
 		{"POST /recorder/start", s.recorderStart},
 		{"POST /recorder/stop", s.recorderStop},
 		{"GET /recorder/events", s.recorderEvents},
@@ -227,7 +231,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 }
 
 // previewKinds are the preview endpoints a client may use.
-var previewKinds = []string{"screenshot", "mjpeg"}
+var previewKinds = []string{"screenshot", "mjpeg", "h264"}
 
 // runtimeInfo is the platform, the preview kinds and the session, with
 // Midscene's fields beside (runtimeView).

@@ -31,7 +31,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if got := info["session"].(map[string]any)["state"]; got != "required" {
 		t.Errorf("state before a session = %v, want required", got)
 	}
-	if kinds := info["previewKinds"].([]any); len(kinds) != 2 || kinds[0] != "screenshot" || kinds[1] != "mjpeg" {
+	if kinds := info["previewKinds"].([]any); len(kinds) != 3 || kinds[0] != "screenshot" || kinds[1] != "mjpeg" || kinds[2] != "h264" {
 		t.Errorf("previewKinds = %v", kinds)
 	}
 	var ts []map[string]any

@@ -26,8 +26,8 @@ func (c claimed) Offline() bool { return !c.model }
 
 // previewHash sums a sample of the preview's pixels, to tell screens apart.
 const previewHash = `(() => {
-  const img = document.getElementById("screen");
-  if (!img.naturalWidth) return -1;
+  const img = window.apexPreview.surface();
+  if (!window.apexPreview.shown()) return -1;
   const c = document.createElement("canvas");
   c.width = 54; c.height = 120;
   const g = c.getContext("2d");
@@ -196,7 +196,7 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	}
 	// The page's script context changes under a poll: ask again each time.
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.dataset.session === "ready" && document.getElementById("screen").naturalWidth > 0`))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.dataset.session === "ready" && window.apexPreview.shown()`))
 		if err == nil && ok {
 			break
 		}

@@ -133,7 +133,7 @@ func TestUIInBrowser(t *testing.T) {
 	if st := p.state(); st != "ready" {
 		t.Fatalf("server session = %q after the page connected", st)
 	}
-	waitFor(t, ctx, "the preview to show the screen", `document.getElementById("screen").complete && document.getElementById("screen").naturalWidth > 0`)
+	waitFor(t, ctx, "the preview to show the screen", `window.apexPreview.shown()`)
 
 	// A goal in the conversation panel runs and streams its progress.
 	if err := chromedp.Do(ctx,
@@ -161,7 +161,7 @@ func TestUIInBrowser(t *testing.T) {
 	// box is where the preview shows the screen now (the layout moves it).
 	box := func() rect {
 		t.Helper()
-		r := eval[rect](t, ctx, `(() => { const r = document.getElementById("screen").getBoundingClientRect(); return {Left: r.left, Top: r.top, Width: r.width, Height: r.height}; })()`)
+		r := eval[rect](t, ctx, `(() => { const r = window.apexPreview.surface().getBoundingClientRect(); return {Left: r.left, Top: r.top, Width: r.width, Height: r.height}; })()`)
 		if r.Width <= 0 || r.Height <= 0 {
 			t.Fatalf("preview image box %+v", r)
 		}
@@ -238,7 +238,7 @@ func TestUIInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#disconnect"))); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the device choice", `document.body.dataset.session === "required" && !document.getElementById("setup").hidden && document.getElementById("screen").hidden`)
+	waitFor(t, ctx, "the device choice", `document.body.dataset.session === "required" && !document.getElementById("setup").hidden && window.apexPreview.surface() === null`)
 	if st := p.state(); st != "required" {
 		t.Errorf("server session after Disconnect = %q, want required", st)
 	}
@@ -250,7 +250,7 @@ func TestUIInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the session to be ready again", `document.body.dataset.session === "ready" && document.getElementById("setup").hidden`)
-	waitFor(t, ctx, "the preview to show the screen again", `document.getElementById("screen").complete && document.getElementById("screen").naturalWidth > 0`)
+	waitFor(t, ctx, "the preview to show the screen again", `window.apexPreview.shown()`)
 
 	// Typing: from home (the canceled task may have left Settings open),
 	// open Login, tap its username field on the preview, type.

@@ -11,19 +11,16 @@ import (
 	"sync"
 
 	"github.com/apexagent/apex/adb"
+	"github.com/apexagent/apex/device"
 )
 
-// RecordOptions tune a screen recording: the frames' size (0: the
-// display's), for H.264 the bit rate (0: the device's default), and how
-// long one screenrecord runs before it is started again (0: its own
-// limit, 3 minutes).
-type RecordOptions struct {
-	Width, Height int
-	BitRate       int
-	TimeLimit     int // seconds
-}
+var (
+	_ device.H264Recorder  = (*Driver)(nil)
+	_ device.FrameStreamer = (*Driver)(nil)
+)
 
-func (o RecordOptions) args(format string) string {
+// recordArgs is the screenrecord command line of o.
+func recordArgs(o device.RecordOptions, format string) string {
 	var b strings.Builder
 	b.WriteString("screenrecord --output-format=" + format)
 	if o.Width > 0 && o.Height > 0 {
@@ -44,8 +41,8 @@ func (o RecordOptions) args(format string) string {
 // sets and an IDR picture). It returns ctx's error when ctx ends, or
 // screenrecord's own message when it fails (no encoder, a size the
 // device refuses).
-func (d *Driver) ScreenRecordH264(ctx context.Context, o RecordOptions, w io.Writer) error {
-	return d.record(ctx, o.args("h264"), w)
+func (d *Driver) ScreenRecordH264(ctx context.Context, o device.RecordOptions, w io.Writer) error {
+	return d.record(ctx, recordArgs(o, "h264"), w)
 }
 
 // ScreenFrames streams the screen as raw frames of width×height (0: the
@@ -59,7 +56,7 @@ func (d *Driver) ScreenFrames(ctx context.Context, width, height int, each func(
 	}
 	fw := &frameWriter{img: image.NewRGBA(image.Rect(0, 0, width, height)), each: each}
 	fw.rgb = make([]byte, 0, width*height*3)
-	return d.record(ctx, RecordOptions{Width: width, Height: height}.args("raw-frames"), fw)
+	return d.record(ctx, recordArgs(device.RecordOptions{Width: width, Height: height}, "raw-frames"), fw)
 }
 
 // record runs a screenrecord command line again each time it ends well

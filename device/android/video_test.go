@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/video/h264"
@@ -74,7 +74,7 @@ func TestScreenRecordH264(t *testing.T) {
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
-		err := d.ScreenRecordH264(ctx, android.RecordOptions{Width: 540, Height: 1200, BitRate: 2_000_000, TimeLimit: 1}, pw)
+		err := d.ScreenRecordH264(ctx, device.RecordOptions{Width: 540, Height: 1200, BitRate: 2_000_000, TimeLimit: 1}, pw)
 		pw.CloseWithError(err)
 		errc <- err
 	}()
@@ -113,7 +113,7 @@ func TestScreenRecordNoEncoder(t *testing.T) {
 	_, d := labtest.Android(t, lab.Options{Encoder: "none"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err := d.ScreenRecordH264(ctx, android.RecordOptions{}, io.Discard)
+	err := d.ScreenRecordH264(ctx, device.RecordOptions{}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "screenrecord: no H.264 encoder: install ffmpeg") {
 		t.Errorf("ScreenRecordH264 without an encoder = %v, want screenrecord's words", err)
 	}

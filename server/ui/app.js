@@ -9,7 +9,7 @@ const ui = {
   session: null,     // the SessionView last seen
   dims: null,        // {w, h}: the device's screen in pixels
   task: null,        // the task this page follows (follow)
-  preview: "",       // "", "mjpeg" or "screenshot"
+  preview: "",       // "", "choosing", "h264", "mjpeg" or "screenshot"
   shotTimer: 0,
   pollTimer: 0,
   autoTried: false,
@@ -386,12 +386,54 @@ window.addEventListener("pageshow", (e) => {
 // ---- preview ----
 
 function startPreview() {
-  const img = $("screen");
   $("screen-empty").hidden = true;
-  img.hidden = false;
   if (!ui.dims) measure();
   if (ui.preview) return;
+  ui.preview = "choosing";
+  choosePreview();
+}
+
+// choosePreview streams H.264 when WebCodecs decodes it here (preview.js)
+// and falls back to MJPEG when it cannot, or when the server refuses it;
+// ?preview=mjpeg in the page's address asks for MJPEG.
+async function choosePreview() {
+  const mjpegOnly = new URLSearchParams(location.search).get("preview") === "mjpeg";
+  const ok = !mjpegOnly && (await h264Supported());
+  if (ui.preview !== "choosing") return;
+  if (!ok) {
+    startMJPEG(mjpegOnly ? "asked for by ?preview=mjpeg" : "this browser cannot decode H.264 (WebCodecs)");
+    return;
+  }
+  ui.preview = "h264";
+  showTransport("h264", "H.264 (WebCodecs)", "");
+  $("screen").hidden = true;
+  let fails = 0;
+  const onFail = (reason, refused) => {
+    if (ui.preview !== "h264") return;
+    if (!refused && ++fails <= 3) {
+      $("preview-msg").textContent = "Live stream interrupted; reconnecting…";
+      setTimeout(() => { if (ui.preview === "h264") startH264($("screen-video"), onFail); }, 700 * fails);
+      return;
+    }
+    $("screen-video").hidden = true;
+    startMJPEG(reason);
+  };
+  startH264($("screen-video"), onFail);
+}
+
+// showTransport names the live preview's transport, and why when it is
+// a fallback.
+function showTransport(kind, label, why) {
+  const t = $("transport");
+  t.dataset.transport = kind;
+  t.textContent = why ? `${label} — ${why}` : label;
+}
+
+function startMJPEG(why) {
+  const img = $("screen");
+  img.hidden = false;
   ui.preview = "mjpeg";
+  showTransport("mjpeg", "MJPEG", why);
   img.onerror = () => {
     if (ui.preview === "mjpeg" && ++ui.streamFails <= 3) {
       // The stream broke (the device link was reopened, the network
@@ -401,6 +443,7 @@ function startPreview() {
     } else if (ui.preview === "mjpeg") {
       // The stream keeps failing: fall back to polling single screenshots.
       ui.preview = "screenshot";
+      showTransport("screenshot", "screenshots", "the live stream keeps failing");
       $("preview-msg").textContent = "Live stream unavailable; refreshing screenshots.";
       nextShot();
     } else if (ui.preview === "screenshot") {
@@ -428,6 +471,9 @@ function nextShot() {
 
 function stopPreview() {
   ui.preview = "";
+  stopH264();
+  $("screen-video").hidden = true;
+  showTransport("", "none", "");
   clearTimeout(ui.shotTimer);
   const img = $("screen");
   img.onerror = img.onload = null;
@@ -448,10 +494,10 @@ function measure() {
 
 // toDevice maps a point of the page onto the device's screen.
 function toDevice(clientX, clientY) {
-  const img = $("screen");
+  const img = ui.preview === "h264" ? $("screen-video") : $("screen");
   const r = img.getBoundingClientRect();
-  const w = ui.dims ? ui.dims.w : img.naturalWidth;
-  const h = ui.dims ? ui.dims.h : img.naturalHeight;
+  const w = ui.dims ? ui.dims.w : img.naturalWidth || img.width;
+  const h = ui.dims ? ui.dims.h : img.naturalHeight || img.height;
   const fx = Math.min(Math.max((clientX - r.left) / r.width, 0), 0.9999);
   const fy = Math.min(Math.max((clientY - r.top) / r.height, 0), 0.9999);
   return { x: Math.floor(fx * w), y: Math.floor(fy * h) };
@@ -483,7 +529,12 @@ async function act(action, params, label) {
 }
 
 function bindScreen() {
-  const img = $("screen");
+  for (const img of [$("screen"), $("screen-video")]) bindSurface(img);
+}
+
+// bindSurface maps clicks and drags on one of the screen's surfaces (the
+// MJPEG image, the H.264 canvas) to taps and swipes.
+function bindSurface(img) {
   let down = null;
   img.addEventListener("pointerdown", (e) => {
     if (e.button !== 0) return;

@@ -25,6 +25,12 @@ type ScreenWatcher interface {
 	ScreenChanged() <-chan struct{}
 }
 
+// FrameDrawer is a phone that draws its screen into an image it is given
+// (sim.Phone), so a recording reuses one frame.
+type FrameDrawer interface {
+	FrameInto(dst *image.RGBA) *image.RGBA
+}
+
 // recording is what `screenrecord` was asked for.
 type recording struct {
 	format  string // "h264" or "raw-frames"
@@ -148,6 +154,8 @@ func parseRate(s string) (int, error) {
 func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, each func(*image.RGBA) error) error {
 	ph := c.phone()
 	watcher, _ := ph.(ScreenWatcher)
+	drawer, _ := ph.(FrameDrawer)
+	var full *image.RGBA // the frame drawn, when drawer reuses it
 	limit := time.NewTimer(rec.limit)
 	defer limit.Stop()
 	look := time.NewTicker(lookEvery)
@@ -160,11 +168,16 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 	force := true
 	for {
 		var changed <-chan struct{}
+		var err error
 		if watcher != nil {
 			changed = watcher.ScreenChanged() // before the frame: a change during it is not lost
 		}
-		img, err := ph.Frame()
-		if err != nil {
+		drawn := time.Now()
+		var img *image.RGBA
+		if drawer != nil {
+			full = drawer.FrameInto(full)
+			img = full
+		} else if img, err = ph.Frame(); err != nil {
 			return err
 		}
 		if img.Rect.Dx() == rec.w && img.Rect.Dy() == rec.h {
@@ -180,7 +193,9 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 				return err
 			}
 			last = append(last[:0], scaled.Pix...)
-			gap.Reset(time.Second / maxFrameRate)
+			// Drawing takes the phone's lock: leave at least as long
+			// again to its input and screenshots.
+			gap.Reset(max(time.Second/maxFrameRate, time.Since(drawn)))
 			sent = true
 		}
 		force = false
