@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/device"
@@ -65,6 +66,7 @@ func (d *Driver) record(ctx context.Context, cmd string, w io.Writer) error {
 	for {
 		var stderr bytes.Buffer
 		cw := &countWriter{w: w}
+		began := time.Now()
 		code, err := adb.RunShell(ctx, d.t, cmd, adb.ShellOptions{Stdout: cw, Stderr: &stderr})
 		switch {
 		case ctx.Err() != nil:
@@ -73,7 +75,10 @@ func (d *Driver) record(ctx context.Context, cmd string, w io.Writer) error {
 			return d.offline("screenrecord", err)
 		case err != nil:
 			return fmt.Errorf("android %s: %s: %w", d.serial, cmd, err)
-		case code != 0 || cw.n == 0:
+		case code != 0 || (cw.n == 0 && time.Since(began) < time.Second):
+			// A run that ends at once having written nothing failed,
+			// whatever its status; one that reached its time limit on a
+			// still screen (or a busy device) did not.
 			msg := strings.TrimSpace(stderr.String())
 			if msg == "" {
 				msg = fmt.Sprintf("exit status %d, %d bytes written", code, cw.n)

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"image"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,7 +78,7 @@ func TestScreenRecordH264(t *testing.T) {
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
-		err := d.ScreenRecordH264(ctx, device.RecordOptions{Width: 540, Height: 1200, BitRate: 2_000_000, TimeLimit: 1}, pw)
+		err := d.ScreenRecordH264(ctx, device.RecordOptions{Width: 540, Height: 1200, BitRate: 2_000_000, TimeLimit: 2}, pw)
 		pw.CloseWithError(err)
 		errc <- err
 	}()
@@ -92,7 +96,7 @@ func TestScreenRecordH264(t *testing.T) {
 			launched = true
 			return dev.Phone.Launch("com.apex.shop")
 		}
-		if keys >= 3 { // three runs of screenrecord, one after the other
+		if keys >= 2 { // two runs of screenrecord, one after the other
 			return io.EOF
 		}
 		return nil
@@ -116,5 +120,67 @@ func TestScreenRecordNoEncoder(t *testing.T) {
 	err := d.ScreenRecordH264(ctx, device.RecordOptions{}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "screenrecord: no H.264 encoder: install ffmpeg") {
 		t.Errorf("ScreenRecordH264 without an encoder = %v, want screenrecord's words", err)
+	}
+}
+
+// TestScreenRecordH264SurvivesEncoderKill: the simulated phone's ffmpeg is
+// supervised; killed with SIGKILL, it is started again and the stream goes
+// on with a new IDR picture, while screenrecord itself never stops.
+func TestScreenRecordH264SurvivesEncoderKill(t *testing.T) {
+	dev, d := labtest.Android(t, lab.Options{})
+	if _, err := dev.Server().Encoder(); err != nil {
+		t.Skipf("%v: the simulated phone cannot encode H.264 here", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(d.ScreenRecordH264(ctx, device.RecordOptions{Width: 540, Height: 1200}, pw))
+	}()
+	var killed time.Time
+	var pid int
+	err := h264.Stream(ctx, pr, 20*time.Millisecond, func(au h264.AccessUnit) error {
+		switch {
+		case killed.IsZero():
+			pid = ffmpegChild(t)
+			killed = time.Now()
+			return syscall.Kill(pid, syscall.SIGKILL)
+		case au.Key() && au.Find(h264.TypeSPS) != nil:
+			if after := time.Since(killed); after > 5*time.Second*raceSlowdown {
+				t.Errorf("the stream came back %v after ffmpeg (pid %d) was killed", after, pid)
+			}
+			if again := ffmpegChild(t); again == pid {
+				t.Errorf("the same ffmpeg %d after the kill", pid)
+			}
+			return io.EOF
+		}
+		return nil
+	})
+	if err != io.EOF {
+		t.Fatalf("the stream ended: %v", err)
+	}
+}
+
+// ffmpegChild is the pid of this process's ffmpeg child.
+func ffmpegChild(t *testing.T) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range stats {
+			b, err := os.ReadFile(f)
+			if err != nil || !bytes.Contains(b, []byte("(ffmpeg)")) {
+				continue
+			}
+			fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+			if len(fields) > 1 && fields[0] != "Z" && fields[1] == strconv.Itoa(os.Getpid()) {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no ffmpeg child process")
+		}
+		time.Sleep(20 * time.Millisecond) // polling /proc for a process the phone starts
 	}
 }
