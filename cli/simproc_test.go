@@ -7,13 +7,11 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apexagent/apex/internal/proctest"
 )
 
 // TestPlaygroundSimProcessKilled: the playground's simulated phone runs as
@@ -69,21 +67,9 @@ func simChild(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-		for _, f := range stats {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				continue
-			}
-			fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-			if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) || fields[0] == "Z" {
-				continue
-			}
-			dir := filepath.Dir(f)
-			cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-			if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "sim" {
-				pid, _ := strconv.Atoi(filepath.Base(dir))
-				return pid
+		for _, p := range proctest.Children() {
+			if len(p.Args) > 1 && p.Args[1] == "sim" {
+				return p.PID
 			}
 		}
 		if time.Now().After(deadline) {

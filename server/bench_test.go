@@ -1,15 +1,11 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +14,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/apexagent/apex/internal/proctest"
 )
 
 // BenchmarkScreenshot is one GET /screenshot of the simulated phone over
@@ -154,20 +152,8 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	d := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid … utime stime: fields 4, 14 and 15.
-		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(fields) < 13 || fields[1] != strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		ut, _ := strconv.Atoi(fields[11])
-		st, _ := strconv.Atoi(fields[12])
-		d += time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100
+	for _, p := range proctest.Children() {
+		d += p.CPU
 	}
 	return d
 }

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"image"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/internal/labtest"
+	"github.com/apexagent/apex/internal/proctest"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/video/h264"
 )
@@ -166,16 +164,9 @@ func ffmpegChild(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-		for _, f := range stats {
-			b, err := os.ReadFile(f)
-			if err != nil || !bytes.Contains(b, []byte("(ffmpeg)")) {
-				continue
-			}
-			fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-			if len(fields) > 1 && fields[0] != "Z" && fields[1] == strconv.Itoa(os.Getpid()) {
-				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-				return pid
+		for _, p := range proctest.Children() {
+			if p.Name == "ffmpeg" {
+				return p.PID
 			}
 		}
 		if time.Now().After(deadline) {

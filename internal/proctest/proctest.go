@@ -1,0 +1,52 @@
+// Package proctest lists this process's running children from /proc, for
+// tests that kill a subprocess they did not start themselves (a
+// supervised encoder, a simulated-phone server) and benchmarks that count
+// its CPU.
+package proctest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Proc is one child process.
+type Proc struct {
+	PID  int
+	Name string   // the command name (/proc/PID/stat's comm)
+	Args []string // its command line
+	CPU  time.Duration
+}
+
+// Children lists the running (not zombie) children of this process.
+func Children() []Proc {
+	var out []Proc
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	self := strconv.Itoa(os.Getpid())
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || closing < open {
+			continue
+		}
+		// After "pid (comm)": state ppid … utime stime (fields 3, 4, 14, 15).
+		fields := strings.Fields(string(b[closing+1:]))
+		if len(fields) < 13 || fields[1] != self || fields[0] == "Z" {
+			continue
+		}
+		dir := filepath.Dir(f)
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		ut, _ := strconv.Atoi(fields[11])
+		st, _ := strconv.Atoi(fields[12])
+		out = append(out, Proc{PID: pid, Name: string(b[open+1 : closing]), Args: strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00"),
+			CPU: time.Duration(ut+st) * 10 * time.Millisecond}) // USER_HZ is 100
+	}
+	return out
+}
