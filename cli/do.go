@@ -107,11 +107,19 @@ func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
 	}
 	took := time.Since(start)
 	if env.JSON {
-		return env.PrintJSON(map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds(), "targets": hit})
+		out := map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds(), "targets": hit}
+		if actEnv.Answer != nil {
+			out["answer"] = actEnv.Answer
+		}
+		return env.PrintJSON(out)
 	}
 	line := a.Name()
 	for _, h := range hit {
 		line += " " + targetText(h)
+	}
+	if actEnv.Answer != nil {
+		answer, _ := json.Marshal(actEnv.Answer)
+		line += fmt.Sprintf(" (the device reports %s)", answer)
 	}
 	_, err = fmt.Fprintf(env.Out, "%s done on %s in %v\n", line, t.ID, took.Round(time.Millisecond))
 	return err

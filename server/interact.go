@@ -51,6 +51,9 @@ type InteractResult struct {
 	Point   *device.Point  `json:"point,omitempty"`
 	// Scene is the screen after the action, as Scene text.
 	Scene string `json:"scene"`
+	// Answer is what the action answered: a setting's value read back
+	// from the device ({"dark": true} for SetAppearance).
+	Answer any `json:"answer,omitempty"`
 }
 
 // interact runs one action of the session's action space with no model:
@@ -107,7 +110,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := InteractResult{Action: a.Name(), OK: true, Ms: rec.Duration.Milliseconds(), Element: rec.Element, Point: rec.Point,
-		Scene: rec.After.Scene.Text()}
+		Scene: rec.After.Scene.Text(), Answer: rec.Result}
 	if s.rec.recording() {
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, replayable(rec)) // valid: the action encoded it
