@@ -24,6 +24,8 @@ type ActionInfo struct {
 	Aliases     []string        `json:"aliases,omitempty"`
 	Locators    []string        `json:"locators,omitempty"` // params found on screen
 	Schema      json.RawMessage `json:"schema"`
+	// Setting marks a device setting: it answers with the value read back.
+	Setting bool `json:"setting,omitempty"`
 }
 
 func (s *Server) actionSpace(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +37,7 @@ func (s *Server) actionSpace(w http.ResponseWriter, r *http.Request) {
 	var as []ActionInfo
 	for _, a := range dev.space.Actions() {
 		as = append(as, ActionInfo{Name: a.Name(), Description: a.Description(), Signature: a.Signature(),
-			Aliases: a.Aliases(), Locators: a.LocatorFields(), Schema: a.SchemaJSON()})
+			Aliases: a.Aliases(), Locators: a.LocatorFields(), Schema: a.SchemaJSON(), Setting: a.IsSetting()})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"platform": dev.space.Platform(), "actions": as})
 }
