@@ -80,6 +80,10 @@ func NewSessionHost(ctx context.Context, b device.Booter, opts SessionOptions) (
 	if err := h.stopOrphans(ctx); err != nil {
 		return nil, err
 	}
+	caps := HostCaps{Host: b.Name(), RunCap: opts.RunCap, IdleCap: opts.IdleCap.String(), Owner: os.Getpid()}
+	if err := writeJSON(filepath.Join(opts.StateDir, "host-"+fileName(b.Name())+".json"), caps); err != nil {
+		return nil, err
+	}
 	go h.idleLoop()
 	return h, nil
 }
@@ -233,20 +237,73 @@ func (h *SessionHost) idleLoop() {
 	}
 }
 
+// HostCaps are the caps a session host runs with, as it records them in
+// its state directory.
+type HostCaps struct {
+	Host    string `json:"host"`
+	RunCap  int    `json:"run_cap"`
+	IdleCap string `json:"idle_cap"`
+	Owner   int    `json:"owner"`
+}
+
+// DefaultStateDir is where session hosts record their sessions unless told
+// otherwise: $APEX_SESSIONS_DIR, or apex/sessions in the user's state
+// directory.
+func DefaultStateDir() string {
+	if d := os.Getenv("APEX_SESSIONS_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "apex", "sessions")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "apex", "sessions")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("apex-sessions-%d", os.Getuid()))
+}
+
+// ReadHostCaps reads the caps of the session hosts recorded in dir.
+func ReadHostCaps(dir string) ([]HostCaps, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "host-*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []HostCaps
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var c HostCaps
+		if json.Unmarshal(b, &c) == nil && c.Host != "" {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func fileName(s string) string { return strings.NewReplacer("/", "_", ":", "_").Replace(s) }
+
 func (h *SessionHost) recordPath(s *Session) string {
-	name := strings.NewReplacer("/", "_", ":", "_").Replace(s.Host + "-" + s.Target.Serial)
-	return filepath.Join(h.opts.StateDir, name+".json")
+	return filepath.Join(h.opts.StateDir, fileName(s.Host+"-"+s.Target.Serial)+".json")
 }
 
 func (h *SessionHost) record(s *Session) error {
-	b, err := json.MarshalIndent(s, "", "  ")
+	if err := writeJSON(h.recordPath(s), s); err != nil {
+		return fmt.Errorf("hub: record session: %w", err)
+	}
+	return nil
+}
+
+// writeJSON replaces the file at p with v, whole or not at all.
+func writeJSON(p string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	p := h.recordPath(s)
 	tmp := p + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("hub: record session: %w", err)
+		return err
 	}
 	return os.Rename(tmp, p)
 }
@@ -258,6 +315,7 @@ func ReadSessions(dir string) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(filepath.Base(f), "host-") })
 	var out []Session
 	for _, f := range files {
 		b, err := os.ReadFile(f)
