@@ -1,12 +1,10 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apexagent/apex/action"
@@ -61,12 +59,6 @@ func (s *Server) readFailed(w http.ResponseWriter, r *http.Request, dev sessionD
 	writeError(w, http.StatusBadGateway, fmt.Errorf("%s of %s: %w", what, dev.target.ID, err))
 }
 
-// LogEntry is one line of the device's log.
-type LogEntry struct {
-	Time time.Time `json:"time"`
-	Line string    `json:"line"`
-}
-
 // logLines bounds what one GET /events/log reads.
 const logLines = 2000
 
@@ -85,12 +77,12 @@ func (s *Server) eventLog(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 0, err)
 		return
 	}
-	sh, ok := sheller(dev.drv)
+	lr, ok := logReader(dev.drv)
 	if !ok {
 		writeError(w, http.StatusNotImplemented, fmt.Errorf("the log of %s (%s) cannot be read here: WebDriverAgent has no log; read the device's syslog on its Mac (idevicesyslog, or Console)", dev.target.ID, dev.target.Platform))
 		return
 	}
-	entries, err := readLogcat(r.Context(), sh, since)
+	entries, err := lr.ReadLog(r.Context(), since, logLines)
 	if err != nil {
 		s.readFailed(w, r, dev, "log", err)
 		return
@@ -116,11 +108,11 @@ func parseSince(v string) (time.Time, error) {
 	return t, nil
 }
 
-// sheller finds the shell of a driver, or of the driver it wraps.
-func sheller(d device.Driver) (device.Sheller, bool) {
+// logReader finds the log of a driver, or of the driver it wraps.
+func logReader(d device.Driver) (device.LogReader, bool) {
 	for d != nil {
-		if sh, ok := d.(device.Sheller); ok {
-			return sh, true
+		if lr, ok := d.(device.LogReader); ok {
+			return lr, true
 		}
 		w, ok := d.(action.Wrapper)
 		if !ok {
@@ -129,28 +121,4 @@ func sheller(d device.Driver) (device.Sheller, bool) {
 		d = w.Unwrap()
 	}
 	return nil, false
-}
-
-// logcatTime is the stamp of `logcat -v threadtime,year,UTC`.
-const logcatTime = "2006-01-02 15:04:05.000"
-
-// readLogcat reads the log lines stamped after since.
-func readLogcat(ctx context.Context, sh device.Sheller, since time.Time) ([]LogEntry, error) {
-	out, err := sh.Shell(ctx, "logcat -d -v threadtime,year,UTC -t "+strconv.Itoa(logLines))
-	if err != nil {
-		return nil, err
-	}
-	entries := []LogEntry{}
-	for line := range strings.Lines(out) {
-		line = strings.TrimRight(line, "\r\n")
-		if len(line) < len(logcatTime) {
-			continue
-		}
-		t, err := time.Parse(logcatTime, line[:len(logcatTime)])
-		if err != nil || !t.After(since) {
-			continue
-		}
-		entries = append(entries, LogEntry{Time: t, Line: line})
-	}
-	return entries, nil
 }
