@@ -84,6 +84,9 @@ func (s *Server) deviceOpen(ctx context.Context, req *sdk.CallToolRequest, in de
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.opts.Profile == DeviceHub {
+		return s.hubOpened(l, fresh)
+	}
 	t := l.target
 	var b strings.Builder
 	if fresh {
@@ -110,7 +113,11 @@ func (s *Server) deviceClose(ctx context.Context, req *sdk.CallToolRequest, in d
 	if err != nil {
 		return nil, nil, err
 	}
-	return text("closed " + l.target.ID + "; other sessions may open it now\n"), nil, nil
+	msg := "closed " + l.target.ID
+	if l.agent != nil && len(l.agent.exited) > 0 {
+		msg += ", exited " + strings.Join(l.agent.exited, ", ")
+	}
+	return text(msg + "; other sessions may open it now\n"), nil, nil
 }
 
 func (s *Server) deviceScreenshot(ctx context.Context, req *sdk.CallToolRequest, in screenshotIn) (*sdk.CallToolResult, any, error) {

@@ -1,0 +1,60 @@
+package mcp_test
+
+import (
+	"errors"
+	"regexp"
+	"testing"
+
+	"github.com/apexagent/apex/device/hub"
+	"github.com/apexagent/apex/mcp"
+	"github.com/apexagent/apex/sim/lab"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDeviceHubProfile: four tools only; device_open binds a session the
+// apex do --session command can find, and device_close exits the apps
+// launched in it and ends it.
+func TestDeviceHubProfile(t *testing.T) {
+	dir := t.TempDir()
+	l, id, c := openSimWith(t, mcp.Options{Profile: mcp.DeviceHub, AgentDir: dir, Command: "/opt/apex bin/apex"})
+	if diff := cmp.Diff([]string{"device_close", "device_list", "device_open", "device_screenshot"}, c.toolNames()); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	opened := c.ok("device_open", map[string]any{"device": id})
+	m := regexp.MustCompile(`'/opt/apex bin/apex' do --session ([a-f0-9]{12}) ACTION`).FindStringSubmatch(opened)
+	if m == nil {
+		t.Fatalf("device_open gave no session command:\n%s", opened)
+	}
+	s, err := hub.LoadAgentSession(dir, m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Target.ID != id || s.Connect != (hub.Connect{Kind: "adbd", Addr: l.Devices()[0].Serial}) {
+		t.Errorf("session %+v; want %s reached at its adbd", s, id)
+	}
+	// What apex do --session does when it launches an app.
+	phone := l.Devices()[0].Phone
+	if err := phone.Launch("com.android.settings"); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.AddAgentApp(dir, s.ID, "com.android.settings"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ok("device_close", map[string]any{"device": id}); !regexp.MustCompile(`exited com\.android\.settings`).MatchString(got) {
+		t.Errorf("device_close = %q; want it to exit the launched app", got)
+	}
+	if fg, _ := phone.Foreground(); fg == "com.android.settings" {
+		t.Error("the app the session launched still runs")
+	}
+	if _, err := hub.LoadAgentSession(dir, s.ID); !errors.Is(err, hub.ErrSessionEnded) {
+		t.Errorf("the session after device_close: %v; want ErrSessionEnded", err)
+	}
+}
+
+// openSimWith is openSim without opening the phone.
+func openSimWith(t *testing.T, opts mcp.Options) (*lab.Lab, string, *session) {
+	t.Helper()
+	l, hosts := simHosts(t, 1)
+	opts.Hosts = hosts
+	return l, simID(l, 0), connect(t, newServer(t, &opts))
+}
