@@ -52,7 +52,7 @@ func TestNodeClientDeviceHub(t *testing.T) {
 	if !strings.HasPrefix(s.Command, apex+" do --session ") || strings.Contains(s.Command, "--device") {
 		t.Errorf("command %q; want %s do --session ID, no device flags", s.Command, apex)
 	}
-	if !strings.Contains(s.Launch, "Launch") || !strings.Contains(s.Tap, `"Network & internet"`) {
+	if !strings.Contains(s.Launch, "Launch") || !strings.Contains(s.Tap, `"Network & internet`) {
 		t.Errorf("the CLI said %q and %q; want the launch and the tap on Network & internet", s.Launch, s.Tap)
 	}
 	if s.ScreenshotBytes < 1000 {

@@ -116,7 +116,7 @@ func TestRunCap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.Screenshot(ctx(t)); err != nil {
+		if _, err := d.ForegroundApp(ctx(t)); err != nil {
 			t.Errorf("the booted phone %s does not answer: %v", b.Target.ID, err)
 		}
 		d.Close()
@@ -144,7 +144,7 @@ func TestRunCap(t *testing.T) {
 // TestIdleCap: a session no driver uses is stopped after the idle cap; one
 // with a driver open is not.
 func TestIdleCap(t *testing.T) {
-	h, err := hub.NewSessionHost(ctx(t), phoneHost(), hub.SessionOptions{IdleCap: 300 * time.Millisecond, StateDir: t.TempDir()})
+	h, err := hub.NewSessionHost(ctx(t), phoneHost(), hub.SessionOptions{IdleCap: 3 * time.Second, StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
