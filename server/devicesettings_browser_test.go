@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -12,7 +14,9 @@ import (
 // a refused value shows the device's error.
 func TestDeviceSettingsPanel(t *testing.T) {
 	p := startPhone(t, nil)
-	ctx := browserTab(t)
+	// A setting observes the screen before and after, as every action
+	// does: slow under the race detector on a loaded machine.
+	ctx := browserTabFor(t, 3*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +39,7 @@ func TestDeviceSettingsPanel(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the read-back", `document.querySelector('`+row+` .setting-answer').textContent.includes('"dark":true')`)
+	waitLong(t, ctx, "the read-back", `document.querySelector('`+row+` .setting-answer').textContent.includes('"dark":true')`)
 	if !p.dev.Phone.NightMode() {
 		t.Error("the panel's Set left the phone in light mode")
 	}
@@ -47,8 +51,16 @@ func TestDeviceSettingsPanel(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the refusal", `document.querySelector('`+row+` .setting-answer').classList.contains('bad')`)
+	waitLong(t, ctx, "the refusal", `document.querySelector('`+row+` .setting-answer').classList.contains('bad')`)
 	if got := eval[string](t, ctx, `document.querySelector('`+row+` .setting-answer').textContent`); !strings.Contains(got, "time zone") {
 		t.Errorf("the refusal reads %q; want it to say why", got)
+	}
+}
+
+// waitLong is waitFor for what runs a device action: a minute.
+func waitLong(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(time.Minute)))); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
