@@ -21,7 +21,7 @@ func TestHostsCommand(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	rec := map[string]any{"target": map[string]any{"id": "sim/127.0.0.1:7001", "serial": "127.0.0.1:7001"}, "host": "sim",
+	rec := map[string]any{"target": map[string]any{"id": "booted/127.0.0.1:7001", "serial": "127.0.0.1:7001"}, "host": "booted",
 		"pid": dead.Process.Pid, "owner": dead.Process.Pid, "started": "2026-01-02T03:04:05Z"}
 	write := func(name string, v any) {
 		b, _ := json.Marshal(v)
@@ -29,17 +29,17 @@ func TestHostsCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("sim-127.0.0.1_7001.json", rec)
-	write("host-sim.json", map[string]any{"host": "sim", "run_cap": 2, "idle_cap": "5m0s", "owner": dead.Process.Pid})
+	write("booted-127.0.0.1_7001.json", rec)
+	write("host-booted.json", map[string]any{"host": "booted", "run_cap": 2, "idle_cap": "5m0s", "owner": dead.Process.Pid})
 
 	out := mustRun(t, "hosts", "--state-dir", state)
-	for _, want := range []string{"adb server", "WebDriverAgent", "emulator", "sim/127.0.0.1:7001", "orphaned"} {
+	for _, want := range []string{"adb server", "WebDriverAgent", "emulator", "booted/127.0.0.1:7001", "orphaned"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("apex hosts lacks %q:\n%s", want, out)
 		}
 	}
-	if f := row(t, out, "sim"); len(f) < 7 || f[5] != "2" || f[6] != "5m0s" { // the kind is two words
-		t.Errorf("sim row = %q; want run cap 2, idle cap 5m0s", f)
+	if f := row(t, out, "booted"); len(f) < 7 || f[5] != "2" || f[6] != "5m0s" { // the kind is two words
+		t.Errorf("booted row = %q; want run cap 2, idle cap 5m0s", f)
 	}
 
 	var got struct {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/hub"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -129,4 +130,25 @@ func quoteArg(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// bootIfAsked boots a device when query is "HOST/new" for a host that
+// boots devices (a session host's caps apply), and returns its id.
+func (s *Server) bootIfAsked(ctx context.Context, query string) (string, bool, error) {
+	name, ok := strings.CutSuffix(query, "/new")
+	if !ok {
+		return "", false, nil
+	}
+	for _, h := range s.opts.Hosts {
+		b, ok := h.(device.Booter)
+		if !ok || h.Name() != name {
+			continue
+		}
+		booted, err := b.Boot(ctx)
+		if err != nil {
+			return "", false, fmt.Errorf("boot a device on %s: %w", name, err)
+		}
+		return booted.Target.ID, true, nil
+	}
+	return "", false, nil
 }

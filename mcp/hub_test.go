@@ -1,10 +1,13 @@
 package mcp_test
 
 import (
+	"context"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/hub"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/sim/lab"
@@ -57,4 +60,33 @@ func openSimWith(t *testing.T, opts mcp.Options) (*lab.Lab, string, *session) {
 	l, hosts := simHosts(t, 1)
 	opts.Hosts = hosts
 	return l, simID(l, 0), connect(t, newServer(t, &opts))
+}
+
+// TestDeviceHubBoots: device_open HOST/new boots a phone (an apex sim
+// process) on a session host, whose run cap refuses the next.
+func TestDeviceHubBoots(t *testing.T) {
+	ph, err := hub.NewProcessHost("booted", hub.ProcessOptions{Command: []string{buildApex(t), "sim", "--android", "1", "--port-base", "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := hub.NewSessionHost(context.Background(), ph, hub.SessionOptions{RunCap: 1, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.Close() })
+	srv := newServer(t, &mcp.Options{Hosts: []device.Host{sh}, Profile: mcp.DeviceHub, AgentDir: t.TempDir()})
+	a, b := connect(t, srv), connect(t, srv)
+	if list := a.ok("device_list", nil); !strings.Contains(list, "booted/new") {
+		t.Errorf("device_list does not offer to boot:\n%s", list)
+	}
+	opened := a.ok("device_open", map[string]any{"device": "booted/new"})
+	if !regexp.MustCompile(`^opened booted/127\.0\.0\.1:\d+ `).MatchString(opened) {
+		t.Errorf("device_open booted/new = %q", opened)
+	}
+	if len(sh.Sessions()) != 1 {
+		t.Errorf("%d sessions; want the one booted", len(sh.Sessions()))
+	}
+	if got := b.fails("device_open", map[string]any{"device": "booted/new"}); !strings.Contains(got, "run cap") {
+		t.Errorf("a second boot past run cap 1: %q", got)
+	}
 }
