@@ -22,6 +22,9 @@ func TestDeviceSettingsPanel(t *testing.T) {
 	}
 	waitFor(t, ctx, "the session to be ready", `document.body.dataset.session === "ready"`)
 	waitFor(t, ctx, "the settings panel", `document.querySelectorAll("#device-settings .setting-row").length > 0`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#device-settings summary"))); err != nil {
+		t.Fatal(err)
+	}
 	names := eval[string](t, ctx, `[...document.querySelectorAll("#device-settings .setting-row")].map(r => r.dataset.action).join(",")`)
 	for _, want := range []string{"SetAppearance", "SetLocale", "SetRotation", "SetBattery"} {
 		if !strings.Contains(names, want) {

@@ -1,4 +1,4 @@
-// Device settings: a card under the preview listing the settings of the
+// Device settings: a folded card under the preview listing the settings of the
 // session's action space (the actions marked as settings), one row each
 // with inputs built from its params schema, a Set button (POST /interact)
 // and the value the device reports afterwards.
@@ -99,10 +99,11 @@ async function showDeviceSettings() {
 }
 
 function bindDeviceSettings() {
-  const card = el("div", "card device-settings");
+  // Folded by default, so the preview keeps its room.
+  const card = el("details", "card device-settings");
   card.id = "device-settings";
   card.hidden = true;
-  const head = el("div", "row");
+  const head = el("summary");
   head.appendChild(el("strong", "", "Device settings"));
   const list = el("div", "setting-list");
   list.id = "device-settings-list";
