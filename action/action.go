@@ -22,6 +22,10 @@ type Env struct {
 	Resolver Resolver
 	// Log receives one debug record per action; nil discards.
 	Log *slog.Logger
+	// Answer is what the action answered, set by its call: a setting's
+	// value read back from the device (a device.Setting). Nil for actions
+	// that only act.
+	Answer any
 }
 
 var discard = slog.New(slog.DiscardHandler)
@@ -50,6 +54,7 @@ type Action struct {
 	schemaJSON        json.RawMessage
 	call              func(ctx context.Context, env *Env, p any) error
 	effect            func(p any) Effect // nil: undeclared (see WithEffect)
+	setting           bool               // a device setting (AsSetting)
 }
 
 // LocatorField describes one params field of type Locator or *Locator.

@@ -288,13 +288,15 @@ func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 
 func TestSpaces(t *testing.T) {
 	common := []string{"Tap", "DoubleTap", "LongPress", "Input", "ClearInput", "Scroll", "Swipe", "DragAndDrop", "KeyboardPress", "Launch", "Terminate", "Sleep"}
+	settings := []string{"SetAppearance", "SetLocale", "SetFontScale", "SetRotation", "SetLocation", "SetWiFi", "SetMobileData",
+		"SetAirplaneMode", "SetAnimations", "SetTimeZone", "SetBattery"}
 	tests := []struct {
 		p    device.Platform
 		want []string
 	}{
 		{"", common},
-		{device.Android, append(append([]string{}, common...), "Back", "Home", "RecentApps", "PullGesture")},
-		{device.IOS, append(append([]string{}, common...), "Back", "Home", "AppSwitcher")},
+		{device.Android, append(append(append([]string{}, common...), "Back", "Home", "RecentApps", "PullGesture"), settings...)},
+		{device.IOS, append(append(append([]string{}, common...), "Back", "Home", "AppSwitcher"), settings...)},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.p), func(t *testing.T) {

@@ -28,6 +28,12 @@
 //	  PullGesture(direction, locate?, distance?) [AndroidPull]
 //	iOS
 //	  Home [IOSHomeButton], AppSwitcher [IOSAppSwitcher]
+//	Settings (both platforms; marked with AsSetting, each answers with the value read back)
+//	  SetAppearance(appearance), SetLocale(locale), SetFontScale(scale), SetRotation(rotation),
+//	  SetLocation(lat, lon), SetWiFi(on), SetMobileData(on), SetAirplaneMode(on),
+//	  SetAnimations(on), SetTimeZone(timeZone), SetBattery(level, charging?)
+//	                                       a driver without device.Configurator, or a
+//	                                       platform that cannot change one, refuses with why
 //
 // Each declaration also says its Effect: whether running the action again
 // leaves the state one run left (Idempotent: Launch, Terminate, Home, Sleep,

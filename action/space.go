@@ -21,8 +21,8 @@ type Space struct {
 
 var (
 	common  = newSpace("any", Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep)
-	android = newSpace("android").with(common.actions...).with(Back, Home, RecentApps, PullGesture)
-	ios     = newSpace("ios").with(common.actions...).with(Back, Home, AppSwitcher)
+	android = newSpace("android").with(common.actions...).with(Back, Home, RecentApps, PullGesture).with(settings...)
+	ios     = newSpace("ios").with(common.actions...).with(Back, Home, AppSwitcher).with(settings...)
 )
 
 // Common returns the actions every platform has: Tap, DoubleTap, LongPress,

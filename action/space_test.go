@@ -135,28 +135,41 @@ func TestOnePlaceRule(t *testing.T) {
 // refuses, using an independent validator.
 func TestSchemasAcceptTheirExamples(t *testing.T) {
 	examples := map[string][]string{
-		"Tap":           {`{"locate":"OK"}`, `{"locate":{"text":"OK","index":1}}`},
-		"DoubleTap":     {`{"locate":"photo"}`},
-		"LongPress":     {`{"locate":"photo","duration":1500}`},
-		"Input":         {`{"value":"hello","locate":"search box","mode":"append"}`, `{"value":""}`},
-		"ClearInput":    {`{}`, `{"locate":null}`},
-		"Scroll":        {`{"direction":"up","distance":"half"}`, `{"distance":400,"untilVisible":{"text":"Settings"}}`},
-		"Swipe":         {`{"start":{"x":1,"y":2},"to":"trash"}`},
-		"DragAndDrop":   {`{"from":"a","to":"b"}`},
-		"KeyboardPress": {`{"keyName":"enter"}`},
-		"Launch":        {`{"app":"com.apex.shop"}`},
-		"Terminate":     {`{"app":"com.apex.shop"}`},
-		"Sleep":         {`{"ms":0}`},
-		"Back":          {`{}`},
-		"Home":          {`{}`},
-		"RecentApps":    {`{}`},
-		"PullGesture":   {`{"direction":"down"}`},
-		"AppSwitcher":   {`{}`},
+		"Tap":             {`{"locate":"OK"}`, `{"locate":{"text":"OK","index":1}}`},
+		"DoubleTap":       {`{"locate":"photo"}`},
+		"LongPress":       {`{"locate":"photo","duration":1500}`},
+		"Input":           {`{"value":"hello","locate":"search box","mode":"append"}`, `{"value":""}`},
+		"ClearInput":      {`{}`, `{"locate":null}`},
+		"Scroll":          {`{"direction":"up","distance":"half"}`, `{"distance":400,"untilVisible":{"text":"Settings"}}`},
+		"Swipe":           {`{"start":{"x":1,"y":2},"to":"trash"}`},
+		"DragAndDrop":     {`{"from":"a","to":"b"}`},
+		"KeyboardPress":   {`{"keyName":"enter"}`},
+		"Launch":          {`{"app":"com.apex.shop"}`},
+		"Terminate":       {`{"app":"com.apex.shop"}`},
+		"Sleep":           {`{"ms":0}`},
+		"Back":            {`{}`},
+		"Home":            {`{}`},
+		"RecentApps":      {`{}`},
+		"PullGesture":     {`{"direction":"down"}`},
+		"AppSwitcher":     {`{}`},
+		"SetAppearance":   {`{"appearance":"dark"}`},
+		"SetLocale":       {`{"locale":"de-DE"}`},
+		"SetFontScale":    {`{"scale":1.3}`},
+		"SetRotation":     {`{"rotation":"landscape"}`},
+		"SetLocation":     {`{"lat":52.52,"lon":13.405}`},
+		"SetWiFi":         {`{"on":false}`},
+		"SetMobileData":   {`{"on":true}`},
+		"SetAirplaneMode": {`{"on":true}`},
+		"SetAnimations":   {`{"on":false}`},
+		"SetTimeZone":     {`{"timeZone":"Europe/Berlin"}`},
+		"SetBattery":      {`{"level":15,"charging":true}`},
 	}
 	rejects := []struct{ action, raw string }{
 		{"Tap", `{}`}, {"Tap", `{"locate":5}`}, {"Tap", `{"locate":{"txt":"a"}}`}, {"Tap", `{"locate":""}`},
 		{"Sleep", `{"ms":-1}`}, {"Sleep", `{"ms":1.5}`}, {"Scroll", `{"distance":"far"}`}, {"Scroll", `{"distance":0}`},
 		{"Input", `{"value":"x","mode":"wipe"}`}, {"Back", `{"x":1}`},
+		{"SetAppearance", `{"appearance":"dim"}`}, {"SetFontScale", `{"scale":3}`}, {"SetLocation", `{"lat":91,"lon":0}`},
+		{"SetBattery", `{"level":101}`}, {"SetWiFi", `{}`},
 	}
 	spaces := action.ForPlatform(device.Android).With(action.ForPlatform(device.IOS).Actions()...)
 	resolved := map[string]*jsonschema.Resolved{}
@@ -234,7 +247,7 @@ func TestBrief(t *testing.T) {
 func TestSpaceFindAndRun(t *testing.T) {
 	ios := action.ForPlatform(device.IOS)
 	_, err := ios.Find("RecentApps")
-	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher`
+	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher, SetAppearance, SetLocale, SetFontScale, SetRotation, SetLocation, SetWiFi, SetMobileData, SetAirplaneMode, SetAnimations, SetTimeZone, SetBattery`
 	if !errors.Is(err, action.ErrUnknownAction) || err.Error() != want {
 		t.Errorf("Find(RecentApps) on iOS = %v; want %s", err, want)
 	}

@@ -26,6 +26,9 @@ type DoOptions struct {
 	Action string
 	Params []string // k=v
 	JSON   string   // --params '{…}'
+	// Session is --session: drive the device of an agent session (MCP's
+	// device-hub profile) instead of choosing one with the device flags.
+	Session string
 }
 
 func newCmdDo(env *Env) *cobra.Command {
@@ -65,6 +68,7 @@ Run 'apex do --list' to see the actions and their params.`,
 	opts.Device.Register(cmd)
 	cmd.Flags().StringArrayVarP(&opts.Params, "param", "p", nil, "an action param as k=v; repeatable")
 	cmd.Flags().StringVar(&opts.JSON, "params", "", "all params as one JSON object")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "act on the device of this session (the id apex mcp --profile device-hub's device_open printed); no device flags with it")
 	cmd.Flags().Bool("list", false, "list the actions and their params")
 	return cmd
 }
@@ -83,7 +87,7 @@ func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
 	if _, err := a.Decode(raw); err != nil {
 		return &doError{action: a.Name(), err: err}
 	}
-	d, t, release, err := openDevice(ctx, env, &opts.Device)
+	d, t, release, err := openDoDevice(ctx, env, opts)
 	if err != nil {
 		return err
 	}
@@ -106,12 +110,23 @@ func doRun(ctx context.Context, env *Env, opts *DoOptions) error {
 		return &doError{action: a.Name(), device: t.ID, err: err}
 	}
 	took := time.Since(start)
+	if err := noteSessionApp(opts, a, raw); err != nil {
+		return err
+	}
 	if env.JSON {
-		return env.PrintJSON(map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds(), "targets": hit})
+		out := map[string]any{"device": t.ID, "action": a.Name(), "params": raw, "ok": true, "ms": took.Milliseconds(), "targets": hit}
+		if actEnv.Answer != nil {
+			out["answer"] = actEnv.Answer
+		}
+		return env.PrintJSON(out)
 	}
 	line := a.Name()
 	for _, h := range hit {
 		line += " " + targetText(h)
+	}
+	if actEnv.Answer != nil {
+		answer, _ := json.Marshal(actEnv.Answer)
+		line += fmt.Sprintf(" (the device reports %s)", answer)
 	}
 	_, err = fmt.Fprintf(env.Out, "%s done on %s in %v\n", line, t.ID, took.Round(time.Millisecond))
 	return err

@@ -36,6 +36,14 @@ type MCPOptions struct {
 	Config      string // --config: the apex.yaml with the model: section
 	OCR         string // --ocr: auto, always or off
 	Dir         string // --dir: where act tasks are recorded
+	Profile     string // --profile: default, or device-hub (four tools)
+	// Boot is --boot: a host "booted" whose simulated phones start on
+	// demand (device_open booted/new), each an apex sim process, under a
+	// session host with RunCap, IdleCap and StateDir.
+	Boot     bool
+	RunCap   int
+	IdleCap  time.Duration
+	StateDir string
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
@@ -76,6 +84,11 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:7300) instead of stdio")
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
+	f.BoolVar(&opts.Boot, "boot", false, "add the host \"booted\": device_open booted/new starts a simulated phone (an apex sim process) under --run-cap and --idle-cap")
+	f.IntVar(&opts.RunCap, "run-cap", 0, "with --boot: how many booted phones may run at once (0: no cap)")
+	f.DurationVar(&opts.IdleCap, "idle-cap", 0, "with --boot: stop a booted phone no session has used for this long (0: never)")
+	f.StringVar(&opts.StateDir, "state-dir", "", "with --boot: where booted sessions are recorded (default $APEX_SESSIONS_DIR or ~/.local/state/apex/sessions); the orphans of a crashed apex mcp are stopped at start")
+	f.StringVar(&opts.Profile, "profile", "default", "tool set: default (every tool the policy allows), or device-hub (device_list, device_open, device_screenshot, device_close; the agent acts through the apex do --session command device_open returns)")
 	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where act tasks are recorded, each a run with its steps and HTML report (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
@@ -91,11 +104,14 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if _, err := perceive.ParseMode(opts.OCR); err != nil {
 		return fmt.Errorf("--ocr: %w", err)
 	}
+	if _, err := mcp.ParseProfile(opts.Profile); err != nil {
+		return fmt.Errorf("--profile: %w", err)
+	}
 	if len(opts.Apps) > 0 && !opts.Sim {
 		return fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
 	}
-	if !opts.ADB && !opts.Sim && len(opts.Direct) == 0 {
-		return fmt.Errorf("--adb=false leaves no devices: add --sim or --connect")
+	if !opts.ADB && !opts.Sim && !opts.Boot && len(opts.Direct) == 0 {
+		return fmt.Errorf("--adb=false leaves no devices: add --sim, --boot or --connect")
 	}
 	httpOpts := &mcp.HTTPOptions{Token: opts.Token}
 	var ln net.Listener
@@ -111,6 +127,14 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 		return err
 	}
 	defer release()
+	if opts.Boot {
+		sh, err := bootHost(ctx, env, opts)
+		if err != nil {
+			return err
+		}
+		defer sh.Close()
+		hosts = append(hosts, sh)
+	}
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()
 	dir := opts.Dir
@@ -185,6 +209,7 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 
 func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions, engine ocr.Engine, runs *store.Store) (*mcp.Server, error) {
 	mode, _ := perceive.ParseMode(opts.OCR) // checked in mcpRun
+	profile, _ := mcp.ParseProfile(opts.Profile)
 	ai, err := mcpAI(env, opts.Config, engine, mode)
 	if err != nil {
 		return nil, err
@@ -193,7 +218,7 @@ func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOpt
 	// host (Claude, Cursor, …) starts its own apex mcp, and apex act, run,
 	// do and playground lease devices in the same directory.
 	return mcp.New(&mcp.Options{Hosts: hosts, Policy: policy, IdleTimeout: opts.Idle, LockDir: lease.DefaultDir(),
-		Log: env.Log, Version: readBuildInfo().Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}, Runs: runs})
+		Log: env.Log, Version: readBuildInfo().Version, AI: ai, Perception: perceive.Options{Mode: mode, Engine: engine}, Runs: runs, Profile: profile})
 }
 
 // mcpAI is the AI runtime behind act, assert and query: the models of the

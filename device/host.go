@@ -180,3 +180,25 @@ func notReady(ts []Target) string {
 	}
 	return strings.Join(why, "; ")
 }
+
+// Booter is a Host that starts and stops devices on demand (simulated
+// phones, emulators). Hosts that cannot leave it out; callers find out
+// with a type assertion.
+type Booter interface {
+	Host
+	// Boot starts one more device and returns it once it can be opened.
+	Boot(ctx context.Context) (Booted, error)
+	// Shutdown stops a device this host booted.
+	Shutdown(ctx context.Context, serial string) error
+}
+
+// Booted is a device a Booter started, with the process serving it, by
+// which another process can stop it after this one is gone.
+type Booted struct {
+	Target Target `json:"target"`
+	// PID is the process serving the device (0: none of its own), and
+	// Cmdline that process's command line as /proc shows it, so a reused
+	// PID is never taken for it.
+	PID     int    `json:"pid,omitempty"`
+	Cmdline string `json:"cmdline,omitempty"`
+}

@@ -102,7 +102,7 @@ type Record struct {
 	Expect  *check.Check
 	Verdict *check.Result
 	// Result is what a custom step produced (an answer, a command's
-	// output).
+	// output), or what an action answered (a setting read back).
 	Result any
 }
 
@@ -266,7 +266,11 @@ func (s *Session) Act(ctx context.Context, r *Record, on *perceive.Screen, st St
 	s.p.ActedOn(seen)
 	r.Acted = true
 	res := &firstOn{scene: seen.Scene, uses: len(refs), observe: s.observeScene}
-	err := st.Call.Run(ctx, &action.Env{Driver: s.drv, Resolver: res, Log: s.log})
+	env := &action.Env{Driver: s.drv, Resolver: res, Log: s.log}
+	err := st.Call.Run(ctx, env)
+	if env.Answer != nil {
+		r.Result = env.Answer
+	}
 	if t, ok := st.Call.Target(); ok {
 		p := t.Point
 		r.Point, r.Element = &p, t.Element

@@ -182,6 +182,10 @@ func (s *Server) runAction(at actionTool) sdk.ToolHandler {
 		if len(found) > 0 {
 			fmt.Fprintf(&b, ": %s", strings.Join(found, "; "))
 		}
+		if rec.Result != nil {
+			answer, _ := json.Marshal(rec.Result)
+			fmt.Fprintf(&b, "; the device reports %s", answer)
+		}
 		b.WriteString(". Call observe (or scene_diff) to see the screen now.\n")
 		return text(b.String()), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apexagent/apex/device"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,6 +71,12 @@ func (s *Server) deviceList(ctx context.Context, req *sdk.CallToolRequest, in de
 		}
 		b.WriteByte('\n')
 	}
+	for _, h := range s.opts.Hosts {
+		if _, ok := h.(device.Booter); ok {
+			fmt.Fprintf(&b, "%s/new\t-\tboots a new device\tfree\tdevice_open it to start one\n", h.Name())
+			n++
+		}
+	}
 	if n == 0 {
 		b.WriteString("no devices: attach an Android device with USB debugging on, or start Apex with --sim for a simulated phone\n")
 	}
@@ -80,9 +87,17 @@ func (s *Server) deviceList(ctx context.Context, req *sdk.CallToolRequest, in de
 }
 
 func (s *Server) deviceOpen(ctx context.Context, req *sdk.CallToolRequest, in deviceIn) (*sdk.CallToolResult, any, error) {
+	if id, booted, err := s.bootIfAsked(ctx, in.Device); err != nil {
+		return nil, nil, err
+	} else if booted {
+		in.Device = id
+	}
 	l, fresh, err := s.open(ctx, req.Session, in.Device)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.opts.Profile == DeviceHub {
+		return s.hubOpened(l, fresh)
 	}
 	t := l.target
 	var b strings.Builder
@@ -110,7 +125,11 @@ func (s *Server) deviceClose(ctx context.Context, req *sdk.CallToolRequest, in d
 	if err != nil {
 		return nil, nil, err
 	}
-	return text("closed " + l.target.ID + "; other sessions may open it now\n"), nil, nil
+	msg := "closed " + l.target.ID
+	if l.agent != nil && len(l.agent.exited) > 0 {
+		msg += ", exited " + strings.Join(l.agent.exited, ", ")
+	}
+	return text(msg + "; other sessions may open it now\n"), nil, nil
 }
 
 func (s *Server) deviceScreenshot(ctx context.Context, req *sdk.CallToolRequest, in screenshotIn) (*sdk.CallToolResult, any, error) {

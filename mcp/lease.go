@@ -45,10 +45,14 @@ type lease struct {
 
 	// Guarded by mu.
 	scene *scene.Scene // the last observation; element ids refer to it
+	// agent is the device-hub session bound to the lease (hub.go); ending
+	// the lease ends it.
+	agent *agentBinding
 }
 
 func (l *lease) close() {
 	<-l.ready
+	l.endAgent()
 	if l.driver != nil {
 		l.sess.Close()
 		l.driver.Close()

@@ -84,6 +84,15 @@ type Options struct {
 	Log *slog.Logger
 	// Version is reported to clients.
 	Version string
+	// Profile chooses the tool set: "" for every tool the policy allows,
+	// DeviceHub for the four device tools only (hub.go).
+	Profile Profile
+	// AgentDir is where the device-hub profile records its sessions for
+	// `apex do --session` (default hub.AgentDir()); Command is the apex
+	// command line that device_open tells the agent to run (default this
+	// executable).
+	AgentDir string
+	Command  string
 }
 
 // Server is Apex's MCP server. One Server serves any number of sessions
@@ -132,9 +141,15 @@ func New(opts *Options) (*Server, error) {
 		s.spaces = []*action.Space{action.ForPlatform(device.Android), action.ForPlatform(device.IOS)}
 	}
 	s.reg = device.NewRegistry(s.opts.Hosts...)
+	if err := s.initProfile(); err != nil {
+		return nil, err
+	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "apex", Title: "Apex phone automation", Version: s.opts.Version},
-		&sdk.ServerOptions{Instructions: instructions, Logger: s.opts.Log, Capabilities: &sdk.ServerCapabilities{}})
+		&sdk.ServerOptions{Instructions: s.instructions(), Logger: s.opts.Log, Capabilities: &sdk.ServerCapabilities{}})
 	s.addDeviceTools()
+	if s.opts.Profile == DeviceHub {
+		return s, nil
+	}
 	s.addObserveTools()
 	if s.opts.Policy.allows(Standard) {
 		if err := s.addActionTools(); err != nil {

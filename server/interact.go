@@ -24,6 +24,8 @@ type ActionInfo struct {
 	Aliases     []string        `json:"aliases,omitempty"`
 	Locators    []string        `json:"locators,omitempty"` // params found on screen
 	Schema      json.RawMessage `json:"schema"`
+	// Setting marks a device setting: it answers with the value read back.
+	Setting bool `json:"setting,omitempty"`
 }
 
 func (s *Server) actionSpace(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +37,7 @@ func (s *Server) actionSpace(w http.ResponseWriter, r *http.Request) {
 	var as []ActionInfo
 	for _, a := range dev.space.Actions() {
 		as = append(as, ActionInfo{Name: a.Name(), Description: a.Description(), Signature: a.Signature(),
-			Aliases: a.Aliases(), Locators: a.LocatorFields(), Schema: a.SchemaJSON()})
+			Aliases: a.Aliases(), Locators: a.LocatorFields(), Schema: a.SchemaJSON(), Setting: a.IsSetting()})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"platform": dev.space.Platform(), "actions": as})
 }
@@ -51,6 +53,9 @@ type InteractResult struct {
 	Point   *device.Point  `json:"point,omitempty"`
 	// Scene is the screen after the action, as Scene text.
 	Scene string `json:"scene"`
+	// Answer is what the action answered: a setting's value read back
+	// from the device ({"dark": true} for SetAppearance).
+	Answer any `json:"answer,omitempty"`
 }
 
 // interact runs one action of the session's action space with no model:
@@ -107,7 +112,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := InteractResult{Action: a.Name(), OK: true, Ms: rec.Duration.Milliseconds(), Element: rec.Element, Point: rec.Point,
-		Scene: rec.After.Scene.Text()}
+		Scene: rec.After.Scene.Text(), Answer: rec.Result}
 	if s.rec.recording() {
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, replayable(rec)) // valid: the action encoded it

@@ -158,6 +158,7 @@ func (s *Server) api() []route {
 		{"POST /cancel/{id}", s.cancel},
 		{"GET /events", s.stream},
 		{"GET /screenshot", s.screenshot},
+		{"POST /screenshot", s.screenshot}, // capture: a fresh screenshot, as GET
 		{"GET /mjpeg", s.mjpeg},
 		{"GET /preview/h264", s.h264Preview},
 		{"POST /recorder/start", s.recorderStart},
@@ -173,6 +174,7 @@ func (s *Server) api() []route {
 	rs = append(rs, s.contextAPI()...)
 	rs = append(rs, s.authAPI()...)
 	rs = append(rs, s.midsceneAPI()...)
+	rs = append(rs, s.readAPI()...)
 	return rs
 }
 

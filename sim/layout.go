@@ -63,13 +63,13 @@ func (p *Phone) layout() *screenLayout {
 	if p.ios {
 		sb, nb = dp(iosStatusBar), dp(iosHomeIndicator)
 	}
-	L.status = p.statusBar(now, sb)
+	L.status = p.statusBar(p.local(now), sb)
 	L.nav = p.navBar(nb)
 	if p.ios {
 		defer p.iosify(L, now)
 	}
 	if p.locked {
-		L.app = p.keyguard(now, sb, nb)
+		L.app = p.keyguard(p.local(now), sb, nb)
 		return L
 	}
 	if p.inOverview {
@@ -85,6 +85,7 @@ func (p *Phone) layout() *screenLayout {
 	c := p.ctxFor(a, now)
 	L.dark = c.dark
 	L.app = c.appWindow(image.Rect(0, sb, p.w, bottom))
+	p.translate(L.app, a.spec)
 	if a.dialog != nil {
 		L.dialog = c.dialogWindow(a.dialog, image.Rect(0, sb, p.w, bottom))
 	}
@@ -99,7 +100,7 @@ func (p *Phone) ctxFor(a *appRun, now time.Time) *layoutCtx {
 	if col, err := parseColor(a.spec.Theme.Primary); err == nil && a.spec.Theme.Primary != "" {
 		c.prim = col
 	}
-	c.dark = a.spec.Theme.Dark != "" && cond(a.spec.Theme.Dark, &evalScope{app: a})
+	c.dark = p.nightMode() || a.spec.Theme.Dark != "" && cond(a.spec.Theme.Dark, &evalScope{app: a})
 	if t := a.top(); t != nil {
 		c.entered = t.entered
 		c.scopeKey = t.spec.ID

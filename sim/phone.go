@@ -76,6 +76,7 @@ type Phone struct {
 	shot       shotCache
 	stale      staleTree // see stale.go
 	ios        bool
+	hw         hardware // see settings.go
 }
 
 var _ adbd.Phone = (*Phone)(nil)
@@ -98,6 +99,7 @@ func NewPhone(opts Options) (*Phone, error) {
 		removed: map[string]*AppSpec{},
 		aliases: map[string]string{},
 		awake:   true,
+		hw:      hardware{level: 100, charging: true},
 		nextPID: 3100,
 		seed:    opts.Seed,
 		rnd:     rand.New(rand.NewPCG(uint64(opts.Seed), 0x5eed)),
@@ -207,9 +209,9 @@ func defaultSettings(model string) map[string]map[string]string {
 	return map[string]map[string]string{
 		"global": {"device_name": model, "wifi_on": "1", "bluetooth_on": "0", "airplane_mode_on": "0",
 			"adb_enabled": "1", "development_settings_enabled": "1", "window_animation_scale": "1.0",
-			"transition_animation_scale": "1.0", "animator_duration_scale": "1.0"},
+			"transition_animation_scale": "1.0", "animator_duration_scale": "1.0", "mobile_data": "1"},
 		"secure": {"default_input_method": "com.apex.ime/.Keyboard", "android_id": "5eedc0ffee123456",
-			"enabled_input_methods": "com.apex.ime/.Keyboard"},
+			"enabled_input_methods": "com.apex.ime/.Keyboard", "ui_night_mode": "1"},
 		"system": {"screen_brightness": "128", "screen_off_timeout": "600000", "font_scale": "1.0",
 			"user_rotation": "0", "accelerometer_rotation": "0"},
 	}
@@ -318,6 +320,7 @@ func (p *Phone) PutSetting(namespace, key, value string) {
 	if namespace == "system" && (key == "user_rotation" || key == "accelerometer_rotation") {
 		p.applyRotation()
 	}
+	p.changed()
 }
 
 // Settings returns a copy of one namespace of the settings provider.

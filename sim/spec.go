@@ -35,6 +35,10 @@ type AppSpec struct {
 	Start   string         `yaml:"start"` // first screen id; the first screen by default
 	Screens []*Screen      `yaml:"screens"`
 	Dialogs []*Dialog      `yaml:"dialogs"`
+	// Strings translate the app's texts: language ("de") to English text
+	// to its translation. The phone shows them when its locale
+	// (persist.sys.locale) has that language.
+	Strings map[string]map[string]string `yaml:"strings"`
 
 	File string `yaml:"-"` // where the spec was read from
 	Line int    `yaml:"-"`

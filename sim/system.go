@@ -19,10 +19,10 @@ func (p *Phone) statusBar(now time.Time, h int) *view {
 	sb.children = append(sb.children, &view{class: "android.widget.TextView", pkg: systemUI, resID: systemUI + ":id/clock", text: clock,
 		lines: []string{clock}, r: image.Rect(x, 0, x+measure(clock, size, true)+p.dpf(4), h), kind: "text", style: "middle", size: size, bold: true, fg: white})
 	right := p.w - p.dpf(16)
-	batt := "100%"
+	batt, battDesc := p.batteryText()
 	bw := measure(batt, size, false) + p.dpf(4)
 	sb.children = append(sb.children, &view{class: "android.widget.ImageView", pkg: systemUI, resID: systemUI + ":id/battery",
-		desc: "Battery 100 percent.", r: image.Rect(right-bw, 0, right, h), kind: "text", style: "middle", size: size, lines: []string{batt}, fg: white})
+		desc: battDesc, r: image.Rect(right-bw, 0, right, h), kind: "text", style: "middle", size: size, lines: []string{batt}, fg: white})
 	if p.settings["global"]["wifi_on"] == "1" {
 		sb.children = append(sb.children, &view{class: "android.widget.ImageView", pkg: systemUI, resID: systemUI + ":id/wifi_signal",
 			desc: "Wifi signal full.", r: image.Rect(right-bw-p.dpf(28), p.dpf(4), right-bw-p.dpf(6), h-p.dpf(4)), kind: "wifi"})

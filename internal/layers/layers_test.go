@@ -32,7 +32,7 @@ var table = []struct {
 }{
 	{"leaves", []string{"event", "internal/yamlerr", "script", "internal/httpguard", "video/h264", "video/frame", "internal/supervise", "internal/proctest"}},
 	{"wire", []string{"adb/proto", "adb", "adb/adbtest", "wda", "wda/wdatest"}},
-	{"device", []string{"device", "device/android", "device/ios", "device/devicetest", "device/lease"}},
+	{"device", []string{"device", "device/android", "device/ios", "device/devicetest", "device/lease", "device/hub"}},
 	// internal/labtest starts a simulated phone and opens it with the
 	// Android driver: a test helper that sits above both.
 	{"sim", []string{"sim", "sim/adbd", "sim/adbd/adbdtest", "sim/wda", "sim/lab", "internal/labtest"}},

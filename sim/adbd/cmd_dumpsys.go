@@ -101,7 +101,9 @@ func cmdDumpsys(_ context.Context, c *Cmd) int {
 		}
 		c.printf("POWER MANAGER (dumpsys power)\n  mWakefulness=%s\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker=%v\n  Display Power: state=%s\n", wake, ph.Awake(), state)
 	case "battery":
-		c.printf("Current Battery Service state:\n  AC powered: true\n  USB powered: false\n  status: 2\n  health: 2\n  present: true\n  level: 100\n  scale: 100\n  voltage: 5000\n  temperature: 250\n  technology: Li-ion\n")
+		dumpBattery(c)
+	case "location":
+		dumpLocation(c)
 	case "package":
 		return dumpPackage(c, sub)
 	default:

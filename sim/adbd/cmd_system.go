@@ -81,6 +81,9 @@ func cmdSetprop(_ context.Context, c *Cmd) int {
 	c.s.mu.Lock()
 	c.s.setProps[c.Args[1]] = c.Args[2]
 	c.s.mu.Unlock()
+	if h, ok := c.hardware(); ok {
+		h.SetProp(c.Args[1], c.Args[2])
+	}
 	if st, ok := c.phone().(StaleTreeSetter); ok && c.Args[1] == StaleTreeProp {
 		st.SetStaleTree(c.Args[2] == "1" || c.Args[2] == "true")
 	}
@@ -383,6 +386,9 @@ func cmdCmd(ctx context.Context, c *Cmd) int {
 			c.printf("Displays:\nDisplay id 0: DisplayInfo{\"Built-in Screen\", displayId 0, state ON, type INTERNAL, uniqueId \"local:4619827259835644672\", app %d x %d, real %d x %d, density %d}\n", w, h, w, h, d)
 			return 0
 		}
+	}
+	if f, ok := services[c.Args[1]]; ok {
+		return f(ctx, sub)
 	}
 	fmt.Fprintf(c.Stderr, "cmd: Can't find service: %s\n", c.Args[1])
 	return 20

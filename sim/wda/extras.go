@@ -85,11 +85,6 @@ func (s *Server) updateSettings(q *request) (any, error) {
 	return s.settings(q)
 }
 
-// batteryInfo: the simulated iPhone is always full and on power.
-func (s *Server) batteryInfo(*request) (any, error) {
-	return map[string]any{"level": 1.0, "state": 3}, nil
-}
-
 func (s *Server) setPasteboard(q *request) (any, error) {
 	c, err := q.str("content")
 	if err != nil {

@@ -46,6 +46,10 @@ var routes = build([]struct {
 	{"POST", "/wda/deactivateApp", (*Server).deactivateApp},
 	{"GET", "/element/:uuid/screenshot", (*Server).elementScreenshot},
 	{"GET", "/wda/device/info", (*Server).deviceInfo},
+	{"POST", "/wda/device/appearance", (*Server).setAppearance},
+	{"GET", "/wda/simulatedLocation", (*Server).simulatedLocation},
+	{"POST", "/wda/simulatedLocation", (*Server).setSimulatedLocation},
+	{"DELETE", "/wda/simulatedLocation", (*Server).clearSimulatedLocation},
 
 	{"POST", "/element", (*Server).findElement},
 	{"POST", "/elements", (*Server).findElements},

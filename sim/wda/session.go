@@ -239,10 +239,3 @@ func (s *Server) screen(*request) (any, error) {
 		"screenSize":    map[string]int{"width": w, "height": h},
 	}, nil
 }
-
-func (s *Server) deviceInfo(*request) (any, error) {
-	return map[string]any{
-		"name": s.phone.Model(), "model": "iPhone", "uuid": s.phone.Serial(), "userInterfaceIdiom": 0,
-		"userInterfaceStyle": "light", "timeZone": "UTC", "currentLocale": "en_US", "isSimulator": true,
-	}, nil
-}
