@@ -25,6 +25,7 @@ const (
 	BucketLeases  = "farm_leases"  // resource key → lease.Record, expires without renewal
 	BucketRuns    = "farm_runs"    // run ID → queue.Run, moved between states by CAS
 	BucketConfig  = "farm_config"  // project limits and other settings
+	BucketAuth    = "farm_auth"    // users, projects, tokens (as hashes)
 	StreamRuns    = "FARM_RUNS"    // work queue: runs.pool.<platform>
 	StreamEvents  = "FARM_EVENTS"  // events.<runID>.<kind>
 	StreamAudit   = "FARM_AUDIT"   // audit.<kind>
@@ -77,6 +78,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		{Bucket: BucketLeases, TTL: c.LeaseTTL, LimitMarkerTTL: time.Minute, History: 1, Replicas: c.Replicas},
 		{Bucket: BucketRuns, History: 1, Replicas: c.Replicas},
 		{Bucket: BucketConfig, History: 1, Replicas: c.Replicas},
+		{Bucket: BucketAuth, History: 1, Replicas: c.Replicas},
 	}
 	streams := []jetstream.StreamConfig{
 		{Name: StreamRuns, Subjects: []string{"runs.>"}, Retention: jetstream.WorkQueuePolicy,
