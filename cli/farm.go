@@ -102,7 +102,7 @@ hosts with a free matching device pull them. See docs/farm.md.`,
 	}
 	cmd.AddCommand(newCmdFarmServe(env), newCmdFarmHost(env), newCmdFarmRun(env), newCmdFarmDevices(env),
 		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env),
-		newCmdFarmToken(env))
+		newCmdFarmToken(env), newCmdFarmUser(env), newCmdFarmProject(env), newCmdFarmJoinToken(env))
 	return cmd
 }
 
@@ -284,12 +284,14 @@ func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token strin
 }
 
 func newCmdFarmToken(env *Env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "token",
-		Short: "Make a new farm token and its hash (give the hash to apex farm serve --token)",
+		Short: "Make the farm's admin token and its hash (give the hash to apex farm serve --token)",
 		Long: `Print a new random token and its bcrypt hash. Start the control plane with the
 hash (apex farm serve --token '$2a$…'), so the machine it runs on keeps no
-usable secret, and give the token to hosts and clients ($APEX_FARM_TOKEN).`,
+usable secret, and keep the token for admins ($APEX_FARM_TOKEN): with it,
+make users (apex farm user add), their tokens (apex farm token create --user
+U --role R) and the hosts' join token (apex farm join-token).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t := rand.Text()
@@ -304,4 +306,6 @@ usable secret, and give the token to hosts and clients ($APEX_FARM_TOKEN).`,
 			return nil
 		},
 	}
+	cmd.AddCommand(newCmdFarmTokenCreate(env))
+	return cmd
 }
