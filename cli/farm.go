@@ -36,7 +36,7 @@ type farmFlags struct {
 
 func (f *farmFlags) register(cmd *cobra.Command, urlFlag string) {
 	cmd.Flags().StringVar(&f.URL, urlFlag, os.Getenv(FarmEnv), "the farm's control plane: nats://HOST:4222, comma-separated for a cluster (default $"+FarmEnv+")")
-	cmd.Flags().StringVar(&f.Token, "token", os.Getenv(FarmTokenEnv), "the farm's token, as given to apex farm serve --token (default $"+FarmTokenEnv+")")
+	cmd.Flags().StringVar(&f.Token, "token", os.Getenv(FarmTokenEnv), "your farm token (apex farm token create; a host's from apex farm join-token; the admin's as given to apex farm serve --token) (default $"+FarmTokenEnv+")")
 	cmd.Flags().StringVar(&f.Creds, "creds", "", "NATS credentials file, for a farm on an existing NATS deployment")
 }
 
@@ -131,7 +131,9 @@ and --routes (the others'); streams and buckets are then replicated three
 times, and the farm keeps working while one member is down. With --nats the
 farm lives on an existing NATS deployment instead.
 
-Listening off loopback needs --token; hosts and clients pass the same.`,
+Listening off loopback needs --token: the farm's admin token (or its bcrypt
+hash, from apex farm token). With it an admin makes users, projects, their
+tokens and the hosts' join token (apex farm user|project|token create|join-token).`,
 		Example: `  apex farm serve --data farm-data
   apex farm serve --data d1 --listen 10.0.0.1:4222 --token $T --cluster 10.0.0.1:6222 --routes 10.0.0.2:6222,10.0.0.3:6222`,
 		Args: cobra.NoArgs,
@@ -140,7 +142,7 @@ Listening off loopback needs --token; hosts and clients pass the same.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Data, "data", "apex-farm", "directory for the control plane's streams and buckets")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:4222", "client address hosts and clients dial (port 0 picks one)")
-	f.StringVar(&o.Token, "token", os.Getenv(FarmTokenEnv), "token every host and client must give (required off loopback; default $"+FarmTokenEnv+")")
+	f.StringVar(&o.Token, "token", os.Getenv(FarmTokenEnv), "the farm's admin token or its bcrypt hash; turns authentication on (required off loopback; default $"+FarmTokenEnv+")")
 	f.StringVar(&o.Name, "name", "", "this member's name, unique in a cluster (default from --listen)")
 	f.StringVar(&o.Cluster, "cluster", "", "this member's cluster route address HOST:PORT (makes it a cluster member)")
 	f.StringSliceVar(&o.Routes, "routes", nil, "the other members' route addresses HOST:PORT, comma-separated")

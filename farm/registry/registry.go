@@ -119,6 +119,17 @@ func (r *Registry) Devices(ctx context.Context) ([]Device, error) {
 	return list[Device](ctx, r.devices)
 }
 
+// Device reads one registered device.
+func (r *Registry) Device(ctx context.Context, id string) (Device, error) {
+	e, err := r.devices.Get(ctx, farm.Key(id))
+	if err != nil {
+		return Device{}, fmt.Errorf("registry: no device %s (apex farm devices lists them): %w", id, err)
+	}
+	var d Device
+	err = json.Unmarshal(e.Value(), &d)
+	return d, err
+}
+
 // Hosts lists the registered hosts, by ID.
 func (r *Registry) Hosts(ctx context.Context) ([]Host, error) { return list[Host](ctx, r.hosts) }
 
