@@ -70,15 +70,20 @@ func permissions(p auth.Principal) *server.Permissions {
 	if p.Role == auth.Admin {
 		return nil
 	}
-	// Nobody but an admin reads or writes users and tokens, or reshapes
+	// Nobody but an admin changes users, projects and tokens, or reshapes
 	// the farm's streams.
 	deny := []string{
 		"$KV." + farm.BucketAuth + ".>",
-		"$JS.API.DIRECT.GET.KV_" + farm.BucketAuth + ".>", "$JS.API.DIRECT.GET.KV_" + farm.BucketAuth,
-		"$JS.API.STREAM.MSG.GET.KV_" + farm.BucketAuth,
-		"$JS.API.CONSUMER.CREATE.KV_" + farm.BucketAuth + ".>", "$JS.API.CONSUMER.CREATE.KV_" + farm.BucketAuth,
 		"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
 		"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
+	}
+	if !p.Host {
+		// Hosts read projects to check membership (auth.Store.Allow);
+		// users do not read them, nor the token hashes.
+		deny = append(deny,
+			"$JS.API.DIRECT.GET.KV_"+farm.BucketAuth+".>", "$JS.API.DIRECT.GET.KV_"+farm.BucketAuth,
+			"$JS.API.STREAM.MSG.GET.KV_"+farm.BucketAuth,
+			"$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth+".>", "$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth)
 	}
 	if p.Host {
 		// Hosts run what users queued; they queue nothing.

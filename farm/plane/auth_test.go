@@ -3,6 +3,7 @@ package plane_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,10 +108,15 @@ func TestTokensAndRoles(t *testing.T) {
 			}
 			actx, acancel := context.WithTimeout(ctx, 3*time.Second)
 			defer acancel()
-			if s, err := auth.Open(actx, js); err == nil {
-				if _, err := s.Users(actx); err == nil {
-					t.Error("a non-admin listed the users")
-				}
+			s, err := auth.Open(actx, js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Users(actx); (err == nil) != tt.joins {
+				t.Errorf("list the users: %v, want listed=%v (hosts read projects to check membership)", err, tt.joins)
+			}
+			if err := s.AddUser(actx, "mallory-"+strings.Fields(tt.name)[0], tt.name); err == nil {
+				t.Error("a non-admin added a user")
 			}
 		})
 	}
