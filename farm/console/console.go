@@ -46,9 +46,8 @@ type Options struct {
 
 // held is a lease the console holds for one of its users.
 type held struct {
-	l       *lease.Lease
-	user    string
-	project string
+	l    *lease.Lease
+	user string
 }
 
 // Console is the console's handler. The leases it takes for people are
@@ -273,7 +272,7 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
-	c.held[id] = held{l: l, user: p.User, project: project}
+	c.held[id] = held{l: l, user: p.User}
 	go func() {
 		<-l.Done()
 		c.mu.Lock()
