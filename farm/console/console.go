@@ -46,8 +46,9 @@ type Options struct {
 
 // held is a lease the console holds for one of its users.
 type held struct {
-	l    *lease.Lease
-	user string
+	l       *lease.Lease
+	user    string
+	project string
 }
 
 // Console is the console's handler. The leases it takes for people are
@@ -68,6 +69,9 @@ type Console struct {
 	// for: with a hashed --token, bcrypt on every screenshot would cost
 	// ~100ms.
 	good sync.Map
+	// tickets are the short-lived ones a page puts in an <img> or
+	// WebSocket address, where it cannot send a header.
+	tickets tickets
 }
 
 // principalKey is where a request's context keeps whom it speaks for.
@@ -105,6 +109,8 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	c.mux.HandleFunc("DELETE /api/lease", c.release)
 	c.mux.HandleFunc("GET /api/screenshot", c.screenshot)
 	c.mux.HandleFunc("POST /api/tap", c.tap)
+	c.mux.HandleFunc("POST /api/ticket", c.ticket)
+	c.mux.HandleFunc("/devices/", c.frontDoor) // /devices/{id}/playground/{path...}; an ID has a slash
 	context.AfterFunc(ctx, c.releaseAll)
 	return c, nil
 }
@@ -145,6 +151,11 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			http.Redirect(w, r, "/", http.StatusSeeOther)
 			return auth.Principal{}, false
+		}
+	}
+	if t := r.URL.Query().Get("ticket"); t != "" && strings.HasPrefix(r.URL.Path, "/devices/") {
+		if p, ok := c.tickets.use(t, r.URL.Path); ok {
+			return p, true
 		}
 	}
 	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
@@ -272,7 +283,7 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
-	c.held[id] = held{l: l, user: p.User}
+	c.held[id] = held{l: l, user: p.User, project: project}
 	go func() {
 		<-l.Done()
 		c.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/internal/browsertest"
 	"github.com/chromedp/chromedp"
+	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -118,14 +119,7 @@ func TestConsoleProjects(t *testing.T) {
 	if _, err := q.Submit(ctx, queue.Run{ID: "rbank", Project: "bank", Name: "b.yaml", Script: []byte("tasks: []"), Labels: map[string]string{"lab": "none"}}); err != nil {
 		t.Fatal(err)
 	}
-	cctx, ccancel := context.WithCancel(ctx)
-	defer ccancel()
-	c, err := console.New(cctx, js, console.Options{Token: "the-farm-admin-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(c)
-	defer srv.Close()
+	srv := serveConsole(ctx, t, js)
 
 	tab := chromium.Tab(t, 90*time.Second, "the console refuses a phone of another project and opens one of the user's")
 	row := `#devices tr[data-id="h1/sim-1"] button`
@@ -163,4 +157,19 @@ func poll(js string) chromedp.Action[chromedp.Void] {
 		_, err := chromedp.Poll[bool](js)(ctx, t)
 		return chromedp.Void{}, err
 	}
+}
+
+// serveConsole serves a console (the farm's admin token is
+// "the-farm-admin-token") until t ends.
+func serveConsole(ctx context.Context, t *testing.T, js jetstream.JetStream) *httptest.Server {
+	t.Helper()
+	cctx, cancel := context.WithCancel(ctx)
+	c, err := console.New(cctx, js, console.Options{Token: "the-farm-admin-token"})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(c)
+	t.Cleanup(func() { srv.Close(); cancel() })
+	return srv
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 
@@ -40,7 +41,12 @@ type Options struct {
 	Load func(data []byte, name string) (*script.Script, error)
 	// Runner is a template for each run's runner options (timings).
 	Runner runner.Options
-	Log    *slog.Logger
+	// Playground, when set, builds the playground of a device (its web
+	// API, screenshot and MJPEG stream) that the console's front door
+	// proxies to, over NATS, for the device's lease holder. open opens the
+	// device.
+	Playground func(dev registry.Device, open remote.Opener) http.Handler
+	Log        *slog.Logger
 }
 
 // Agent is a running host agent.
@@ -115,6 +121,14 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
 		return fmt.Errorf("host: %w", err)
+	}
+	if o.Playground != nil {
+		for _, s := range a.slots {
+			h := o.Playground(s.reg, openers[s.reg.ID])
+			if err := remote.ServeHTTP(ctx, js.Conn(), a.leases, s.reg.ID, h, a.log); err != nil {
+				return fmt.Errorf("host: %w", err)
+			}
+		}
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { a.heartbeat(ctx) })
