@@ -7,8 +7,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
@@ -16,7 +20,11 @@ import (
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -257,8 +265,51 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 			return err
 		}
 	}
+	pst, err := store.Open(filepath.Join(ho.RunsDir, "playground"))
+	if err != nil {
+		return fmt.Errorf("open the playground's runs directory: %w", err)
+	}
+	defer pst.Close()
+	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
+	defer engine.Close()
+	if ho.Playground, err = farmPlayground(ctx, env, pst, engine); err != nil {
+		return err
+	}
 	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
 	return host.Run(ctx, js, ho)
+}
+
+// farmPlayground builds the playground of each device a host serves, which
+// the console's front door proxies to for the device's lease holder. Its
+// model settings come from apex.yaml and the environment, as apex
+// playground's do.
+func farmPlayground(ctx context.Context, env *Env, st *store.Store, engine ocr.Engine) (func(registry.Device, host.OpenFunc) http.Handler, error) {
+	cache, err := agent.OpenCache(ctx, "", st)
+	if err != nil {
+		return nil, err
+	}
+	return func(dev registry.Device, open host.OpenFunc) http.Handler {
+		srv, err := server.New(server.Options{
+			Open:    open,
+			Targets: func(context.Context) ([]device.Target, error) { return []device.Target{dev.Target()}, nil },
+			NewAgent: func(m server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
+				cfg, err := playgroundModel(env, "", os.Getenv, m)
+				if err != nil {
+					return nil, err
+				}
+				return agentFor(env, cfg, cache, onEvent, perceive.Auto, engine)
+			},
+			Perception: perceive.Options{Mode: perceive.Auto, Engine: engine},
+			Store:      st,
+			Log:        env.Log.With("device", dev.ID),
+		})
+		if err != nil {
+			// server.New fails only without Open or NewAgent.
+			panic(err)
+		}
+		context.AfterFunc(ctx, func() { srv.Close() })
+		return srv.Handler()
+	}, nil
 }
 
 // serveConsole serves the web console on addr until ctx ends; it returns

@@ -19,7 +19,6 @@ import (
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/registry"
-	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/server"
 )
 
@@ -40,13 +39,10 @@ func (s *seen) wrap(h http.Handler) http.Handler {
 
 // playgrounds builds each device's real playground on the host, as
 // `apex farm host` does, and records the requests it is given.
-func playgrounds(t *testing.T, rec *seen) func(registry.Device, remote.Opener) http.Handler {
-	return func(dev registry.Device, open remote.Opener) http.Handler {
+func playgrounds(t *testing.T, rec *seen) func(registry.Device, host.OpenFunc) http.Handler {
+	return func(dev registry.Device, open host.OpenFunc) http.Handler {
 		srv, err := server.New(server.Options{
-			Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
-				d, end, err := open(ctx)
-				return d, dev.Target(), end, err
-			},
+			Open:    open,
 			Targets: func(context.Context) ([]device.Target, error) { return []device.Target{dev.Target()}, nil },
 			NewAgent: func(_ server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
 				return agent.New(agent.Config{OnEvent: onEvent})

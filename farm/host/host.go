@@ -44,9 +44,22 @@ type Options struct {
 	// Playground, when set, builds the playground of a device (its web
 	// API, screenshot and MJPEG stream) that the console's front door
 	// proxies to, over NATS, for the device's lease holder. open opens the
-	// device.
-	Playground func(dev registry.Device, open remote.Opener) http.Handler
+	// device (its id, if not "", must be the device's), as
+	// server.Options.Open does.
+	Playground func(dev registry.Device, open OpenFunc) http.Handler
 	Log        *slog.Logger
+}
+
+// OpenFunc opens a device for a playground session.
+type OpenFunc func(ctx context.Context, id string) (device.Driver, device.Target, func(), error)
+
+// openTarget opens the slot's device as its playground's session.
+func (s *slot) openTarget(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+	if id != "" && id != s.reg.ID {
+		return nil, device.Target{}, nil, fmt.Errorf("this playground serves %s, not %s", s.reg.ID, id)
+	}
+	d, end, err := s.open(ctx, nil)
+	return d, s.reg.Target(), end, err
 }
 
 // Agent is a running host agent.
@@ -124,7 +137,7 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if o.Playground != nil {
 		for _, s := range a.slots {
-			h := o.Playground(s.reg, openers[s.reg.ID])
+			h := o.Playground(s.reg, s.openTarget)
 			if err := remote.ServeHTTP(ctx, js.Conn(), a.leases, s.reg.ID, h, a.log); err != nil {
 				return fmt.Errorf("host: %w", err)
 			}
