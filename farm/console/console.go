@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/lease"
@@ -107,8 +106,6 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	c.mux.HandleFunc("GET /api/leases", c.leaseList)
 	c.mux.HandleFunc("POST /api/lease", c.lease)
 	c.mux.HandleFunc("DELETE /api/lease", c.release)
-	c.mux.HandleFunc("GET /api/screenshot", c.screenshot)
-	c.mux.HandleFunc("POST /api/tap", c.tap)
 	c.mux.HandleFunc("POST /api/ticket", c.ticket)
 	c.mux.HandleFunc("/devices/", c.frontDoor) // /devices/{id}/playground/{path...}; an ID has a slash
 	context.AfterFunc(ctx, c.releaseAll)
@@ -319,51 +316,6 @@ func (c *Console) releaseAll() {
 		h.l.Release(context.Background())
 		delete(c.held, id)
 	}
-}
-
-// driver is the remote driver of a device the console holds.
-func (c *Console) driver(w http.ResponseWriter, r *http.Request) (*remote.Driver, bool) {
-	id := r.URL.Query().Get("id")
-	c.mu.Lock()
-	h, ok := c.held[id]
-	c.mu.Unlock()
-	if !ok || h.user != principal(r).User {
-		writeError(w, http.StatusConflict, errors.New("lease "+id+" first (Open)"))
-		return nil, false
-	}
-	return remote.NewDriver(c.js.Conn(), id, h.l.Fence()), true
-}
-
-func (c *Console) screenshot(w http.ResponseWriter, r *http.Request) {
-	d, ok := c.driver(w, r)
-	if !ok {
-		return
-	}
-	png, err := d.Screenshot(r.Context())
-	if err != nil {
-		writeError(w, http.StatusBadGateway, err)
-		return
-	}
-	w.Header().Set("Content-Type", "image/png")
-	w.Header().Set("Cache-Control", "no-store, no-transform")
-	w.Write(png)
-}
-
-func (c *Console) tap(w http.ResponseWriter, r *http.Request) {
-	d, ok := c.driver(w, r)
-	if !ok {
-		return
-	}
-	var p device.Point
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<10)).Decode(&p); err != nil {
-		writeError(w, http.StatusBadRequest, err)
-		return
-	}
-	if err := d.Tap(r.Context(), p); err != nil {
-		writeError(w, http.StatusBadGateway, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
