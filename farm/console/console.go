@@ -305,6 +305,9 @@ func (c *Console) release(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	remote.NewDriver(c.js.Conn(), id, h.l.Fence()).Close()
+	// The playground's session ends with the lease (its phone is freed).
+	end, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, "/session", http.NoBody)
+	remote.Proxy(c.js.Conn(), id, h.l.Fence(), "/session", discard{header: http.Header{}}, end)
 	h.l.Release(r.Context())
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -317,6 +320,13 @@ func (c *Console) releaseAll() {
 		delete(c.held, id)
 	}
 }
+
+// discard is a ResponseWriter for answers no one reads.
+type discard struct{ header http.Header }
+
+func (d discard) Header() http.Header       { return d.header }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")

@@ -207,8 +207,15 @@ func TestFrontDoor(t *testing.T) {
 		t.Errorf("a ticket on /api/devices: %d, want 401", code)
 	}
 
+	// Releasing the device ends its playground session on the host.
+	if code, data, _ := do("alice", "DELETE", "/api/lease?id=h1/sim-1", nil); code != http.StatusNoContent {
+		t.Errorf("release: %d %s", code, data)
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	if last := rec.reqs[len(rec.reqs)-1]; last.Method != "DELETE" || last.URL.Path != "/session" {
+		t.Errorf("the last request the host saw is %s %s, want DELETE /session (the release)", last.Method, last.URL.Path)
+	}
 	if len(rec.reqs) < 4 {
 		t.Fatalf("the host's playground saw %d requests", len(rec.reqs))
 	}
