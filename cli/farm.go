@@ -7,8 +7,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
@@ -16,7 +20,11 @@ import (
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/ocr"
+	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
+	"github.com/apexagent/apex/server"
+	"github.com/apexagent/apex/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -36,7 +44,7 @@ type farmFlags struct {
 
 func (f *farmFlags) register(cmd *cobra.Command, urlFlag string) {
 	cmd.Flags().StringVar(&f.URL, urlFlag, os.Getenv(FarmEnv), "the farm's control plane: nats://HOST:4222, comma-separated for a cluster (default $"+FarmEnv+")")
-	cmd.Flags().StringVar(&f.Token, "token", os.Getenv(FarmTokenEnv), "the farm's token, as given to apex farm serve --token (default $"+FarmTokenEnv+")")
+	cmd.Flags().StringVar(&f.Token, "token", os.Getenv(FarmTokenEnv), "your farm token (apex farm token create; a host's from apex farm join-token; the admin's as given to apex farm serve --token) (default $"+FarmTokenEnv+")")
 	cmd.Flags().StringVar(&f.Creds, "creds", "", "NATS credentials file, for a farm on an existing NATS deployment")
 }
 
@@ -102,7 +110,7 @@ hosts with a free matching device pull them. See docs/farm.md.`,
 	}
 	cmd.AddCommand(newCmdFarmServe(env), newCmdFarmHost(env), newCmdFarmRun(env), newCmdFarmDevices(env),
 		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env),
-		newCmdFarmToken(env))
+		newCmdFarmToken(env), newCmdFarmUser(env), newCmdFarmProject(env), newCmdFarmJoinToken(env))
 	return cmd
 }
 
@@ -131,7 +139,9 @@ and --routes (the others'); streams and buckets are then replicated three
 times, and the farm keeps working while one member is down. With --nats the
 farm lives on an existing NATS deployment instead.
 
-Listening off loopback needs --token; hosts and clients pass the same.`,
+Listening off loopback needs --token: the farm's admin token (or its bcrypt
+hash, from apex farm token). With it an admin makes users, projects, their
+tokens and the hosts' join token (apex farm user|project|token create|join-token).`,
 		Example: `  apex farm serve --data farm-data
   apex farm serve --data d1 --listen 10.0.0.1:4222 --token $T --cluster 10.0.0.1:6222 --routes 10.0.0.2:6222,10.0.0.3:6222`,
 		Args: cobra.NoArgs,
@@ -140,7 +150,7 @@ Listening off loopback needs --token; hosts and clients pass the same.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Data, "data", "apex-farm", "directory for the control plane's streams and buckets")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:4222", "client address hosts and clients dial (port 0 picks one)")
-	f.StringVar(&o.Token, "token", os.Getenv(FarmTokenEnv), "token every host and client must give (required off loopback; default $"+FarmTokenEnv+")")
+	f.StringVar(&o.Token, "token", os.Getenv(FarmTokenEnv), "the farm's admin token or its bcrypt hash; turns authentication on (required off loopback; default $"+FarmTokenEnv+")")
 	f.StringVar(&o.Name, "name", "", "this member's name, unique in a cluster (default from --listen)")
 	f.StringVar(&o.Cluster, "cluster", "", "this member's cluster route address HOST:PORT (makes it a cluster member)")
 	f.StringSliceVar(&o.Routes, "routes", nil, "the other members' route addresses HOST:PORT, comma-separated")
@@ -255,8 +265,51 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 			return err
 		}
 	}
+	pst, err := store.Open(filepath.Join(ho.RunsDir, "playground"))
+	if err != nil {
+		return fmt.Errorf("open the playground's runs directory: %w", err)
+	}
+	defer pst.Close()
+	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
+	defer engine.Close()
+	if ho.Playground, err = farmPlayground(ctx, env, pst, engine); err != nil {
+		return err
+	}
 	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
 	return host.Run(ctx, js, ho)
+}
+
+// farmPlayground builds the playground of each device a host serves, which
+// the console's front door proxies to for the device's lease holder. Its
+// model settings come from apex.yaml and the environment, as apex
+// playground's do.
+func farmPlayground(ctx context.Context, env *Env, st *store.Store, engine ocr.Engine) (func(registry.Device, host.OpenFunc) http.Handler, error) {
+	cache, err := agent.OpenCache(ctx, "", st)
+	if err != nil {
+		return nil, err
+	}
+	return func(dev registry.Device, open host.OpenFunc) http.Handler {
+		srv, err := server.New(server.Options{
+			Open:    open,
+			Targets: func(context.Context) ([]device.Target, error) { return []device.Target{dev.Target()}, nil },
+			NewAgent: func(m server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
+				cfg, err := playgroundModel(env, "", os.Getenv, m)
+				if err != nil {
+					return nil, err
+				}
+				return agentFor(env, cfg, cache, onEvent, perceive.Auto, engine)
+			},
+			Perception: perceive.Options{Mode: perceive.Auto, Engine: engine},
+			Store:      st,
+			Log:        env.Log.With("device", dev.ID),
+		})
+		if err != nil {
+			// server.New fails only without Open or NewAgent.
+			panic(err)
+		}
+		context.AfterFunc(ctx, func() { srv.Close() })
+		return srv.Handler()
+	}, nil
 }
 
 // serveConsole serves the web console on addr until ctx ends; it returns
@@ -284,12 +337,14 @@ func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token strin
 }
 
 func newCmdFarmToken(env *Env) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "token",
-		Short: "Make a new farm token and its hash (give the hash to apex farm serve --token)",
+		Short: "Make the farm's admin token and its hash (give the hash to apex farm serve --token)",
 		Long: `Print a new random token and its bcrypt hash. Start the control plane with the
 hash (apex farm serve --token '$2a$…'), so the machine it runs on keeps no
-usable secret, and give the token to hosts and clients ($APEX_FARM_TOKEN).`,
+usable secret, and keep the token for admins ($APEX_FARM_TOKEN): with it,
+make users (apex farm user add), their tokens (apex farm token create --user
+U --role R) and the hosts' join token (apex farm join-token).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t := rand.Text()
@@ -304,4 +359,6 @@ usable secret, and give the token to hosts and clients ($APEX_FARM_TOKEN).`,
 			return nil
 		},
 	}
+	cmd.AddCommand(newCmdFarmTokenCreate(env))
+	return cmd
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +57,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 				l.Release(context.WithoutCancel(ctx))
 				c.Close()
 			}
-			return drv, farmTarget(d), release, nil
+			return drv, d.Target(), release, nil
 		}
 		if !time.Now().Before(deadline) {
 			c.Close()
@@ -88,14 +87,4 @@ func farmCandidates(devs []registry.Device, query string) []registry.Device {
 		}
 	}
 	return out
-}
-
-func farmTarget(d registry.Device) device.Target {
-	t := device.Target{ID: d.ID, Host: d.Host, Serial: d.Serial, Platform: device.Platform(d.Platform), State: "device",
-		Model: d.Labels["model"]}
-	if w, h, ok := strings.Cut(d.Labels["screen"], "x"); ok {
-		t.Width, _ = strconv.Atoi(w)
-		t.Height, _ = strconv.Atoi(h)
-	}
-	return t
 }

@@ -25,6 +25,7 @@ const (
 	BucketLeases  = "farm_leases"  // resource key → lease.Record, expires without renewal
 	BucketRuns    = "farm_runs"    // run ID → queue.Run, moved between states by CAS
 	BucketConfig  = "farm_config"  // project limits and other settings
+	BucketAuth    = "farm_auth"    // users, projects, tokens (as hashes)
 	StreamRuns    = "FARM_RUNS"    // work queue: runs.pool.<platform>
 	StreamEvents  = "FARM_EVENTS"  // events.<runID>.<kind>
 	StreamAudit   = "FARM_AUDIT"   // audit.<kind>
@@ -77,6 +78,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		{Bucket: BucketLeases, TTL: c.LeaseTTL, LimitMarkerTTL: time.Minute, History: 1, Replicas: c.Replicas},
 		{Bucket: BucketRuns, History: 1, Replicas: c.Replicas},
 		{Bucket: BucketConfig, History: 1, Replicas: c.Replicas},
+		{Bucket: BucketAuth, History: 1, Replicas: c.Replicas},
 	}
 	streams := []jetstream.StreamConfig{
 		{Name: StreamRuns, Subjects: []string{"runs.>"}, Retention: jetstream.WorkQueuePolicy,
@@ -225,7 +227,41 @@ func Sleep(ctx context.Context, d time.Duration) {
 // already replaced: a compare-and-swap would then fail on a state the
 // writer just set, and a lease just taken would look free. ok is false when
 // the key is absent, deleted or expired.
+//
+// Each try is bounded by leaderReadTimeout and tried again until ctx ends:
+// only the leader answers, so a request sent while a dead leader is not yet
+// replaced, or lost with the member that took it, is never answered, and a
+// caller without a deadline (a host's worker, the reaper) would wait
+// forever: a cluster that lost a member had runs that never ended.
 func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) (data []byte, rev uint64, ok bool, err error) {
+	for {
+		tctx, cancel := context.WithTimeout(ctx, leaderReadTimeout)
+		data, rev, ok, err = leaderGet(tctx, js, bucket, key)
+		cancel()
+		if err == nil || ctx.Err() != nil || !unanswered(err) {
+			return data, rev, ok, err
+		}
+		Sleep(ctx, 100*time.Millisecond)
+	}
+}
+
+// leaderReadTimeout bounds one try of LeaderGet.
+const leaderReadTimeout = 3 * time.Second
+
+// jsClusterNotAvailable is JetStream's answer while a stream has no leader.
+const jsClusterNotAvailable = 10008
+
+// unanswered reports whether a request to JetStream failed for want of a
+// leader, so that the same request may be sent again.
+func unanswered(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode == jsClusterNotAvailable
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
+}
+
+func leaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) (data []byte, rev uint64, ok bool, err error) {
 	req, _ := json.Marshal(map[string]string{"last_by_subj": "$KV." + bucket + "." + key})
 	m, err := js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET.KV_"+bucket, req)
 	if err != nil {

@@ -22,6 +22,12 @@ const (
 	RunQueued     = "run.queued"
 	RunState      = "run.state"
 	RunCanceled   = "run.canceled"
+	// Admin actions.
+	AdminUserAdded        = "admin.user_added"
+	AdminProjectAdded     = "admin.project_added"
+	AdminMemberAdded      = "admin.member_added"
+	AdminTokenCreated     = "admin.token_created"
+	AdminJoinTokenCreated = "admin.join_token_created"
 )
 
 // Event is one entry. Resource is what a lease holds (a device ID, or a

@@ -4,18 +4,20 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 
-	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
@@ -31,10 +33,21 @@ const cookieName = "apex_farm"
 
 // Options configure a console.
 type Options struct {
-	// Token, when set, is required: as a Bearer header, or the cookie
-	// that opening /?token=TOKEN sets.
+	// Token, when set, turns authentication on: a request gives this
+	// token (the farm's admin token, or its bcrypt hash here) or a user's
+	// API token, as a Bearer header or the cookie that opening
+	// /?token=TOKEN sets. Users see every device, the runs of their
+	// projects, and lease (open) devices for a project they drive.
+	// Without Token everyone is an admin (loopback only).
 	Token string
 	Log   *slog.Logger
+}
+
+// held is a lease the console holds for one of its users.
+type held struct {
+	l       *lease.Lease
+	user    string
+	project string
 }
 
 // Console is the console's handler. The leases it takes for people are
@@ -47,16 +60,30 @@ type Console struct {
 	leases *lease.Leaser
 	mux    *http.ServeMux
 
+	auth *auth.Store
+
 	mu   sync.Mutex
-	held map[string]*lease.Lease // device ID → the console's lease
-	// good holds the SHA-256 of tokens that matched: with a hashed
-	// --token, bcrypt on every screenshot would cost ~100ms.
+	held map[string]held // device ID → the console's lease
+	// good maps the SHA-256 of tokens that matched to whom they speak
+	// for: with a hashed --token, bcrypt on every screenshot would cost
+	// ~100ms.
 	good sync.Map
+	// tickets are the short-lived ones a page puts in an <img> or
+	// WebSocket address, where it cannot send a header.
+	tickets tickets
+}
+
+// principalKey is where a request's context keeps whom it speaks for.
+type principalKey struct{}
+
+func principal(r *http.Request) auth.Principal {
+	p, _ := r.Context().Value(principalKey{}).(auth.Principal)
+	return p
 }
 
 // New opens the farm's assets on js.
 func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, error) {
-	c := &Console{o: o, js: js, held: map[string]*lease.Lease{}, mux: http.NewServeMux()}
+	c := &Console{o: o, js: js, held: map[string]held{}, mux: http.NewServeMux()}
 	if c.o.Log == nil {
 		c.o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -70,56 +97,76 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	if c.leases, err = lease.New(ctx, js); err != nil {
 		return nil, err
 	}
+	if c.auth, err = auth.Open(ctx, js); err != nil {
+		return nil, err
+	}
 	c.mux.HandleFunc("GET /{$}", c.index)
 	c.mux.HandleFunc("GET /api/devices", c.devices)
 	c.mux.HandleFunc("GET /api/runs", c.runs)
 	c.mux.HandleFunc("GET /api/leases", c.leaseList)
 	c.mux.HandleFunc("POST /api/lease", c.lease)
 	c.mux.HandleFunc("DELETE /api/lease", c.release)
-	c.mux.HandleFunc("GET /api/screenshot", c.screenshot)
-	c.mux.HandleFunc("POST /api/tap", c.tap)
+	c.mux.HandleFunc("POST /api/ticket", c.ticket)
+	c.mux.HandleFunc("/devices/", c.frontDoor) // /devices/{id}/playground/{path...}; an ID has a slash
 	context.AfterFunc(ctx, c.releaseAll)
 	return c, nil
 }
 
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !c.authorized(w, r) {
+	p, ok := c.authorized(w, r)
+	if !ok {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	c.mux.ServeHTTP(w, r)
+	c.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 }
 
-// authorized checks the token; /?token=T trades it for a cookie and
-// redirects, so the token leaves the address bar.
-func (c *Console) authorized(w http.ResponseWriter, r *http.Request) bool {
+// authorized finds whom the request speaks for; /?token=T trades the
+// token for a cookie and redirects, so the token leaves the address bar.
+func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Principal, bool) {
 	if c.o.Token == "" {
-		return true
+		return auth.Principal{User: "local", Role: auth.Admin}, true
 	}
-	matches := func(t string) bool {
+	who := func(t string) (auth.Principal, bool) {
 		sum := sha256.Sum256([]byte(t))
-		if _, ok := c.good.Load(sum); ok {
-			return true
+		if p, ok := c.good.Load(sum); ok {
+			return p.(auth.Principal), true
 		}
-		if !farm.TokenMatches(t, c.o.Token) {
-			return false
+		var p auth.Principal
+		if farm.TokenMatches(t, c.o.Token) {
+			p = auth.Principal{User: "admin", Role: auth.Admin}
+		} else if u, err := c.auth.Verify(r.Context(), t); err == nil && !u.Host {
+			p = u
+		} else {
+			return p, false
 		}
-		c.good.Store(sum, true)
-		return true
+		c.good.Store(sum, p)
+		return p, true
 	}
-	if t := r.URL.Query().Get("token"); t != "" && r.URL.Path == "/" && matches(t) {
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return false
+	if t := r.URL.Query().Get("token"); t != "" && r.URL.Path == "/" {
+		if _, ok := who(t); ok {
+			http.SetCookie(w, &http.Cookie{Name: cookieName, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return auth.Principal{}, false
+		}
 	}
-	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && matches(t) {
-		return true
+	if t := r.URL.Query().Get("ticket"); t != "" && strings.HasPrefix(r.URL.Path, "/devices/") {
+		if p, ok := c.tickets.use(t, r.URL.Path); ok {
+			return p, true
+		}
 	}
-	if ck, err := r.Cookie(cookieName); err == nil && matches(ck.Value) {
-		return true
+	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		if p, ok := who(t); ok {
+			return p, true
+		}
 	}
-	http.Error(w, "the farm console needs its token: open /?token=TOKEN (apex farm serve --token), or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
-	return false
+	if ck, err := r.Cookie(cookieName); err == nil {
+		if p, ok := who(ck.Value); ok {
+			return p, true
+		}
+	}
+	http.Error(w, "the farm console needs a token: open /?token=TOKEN (yours from apex farm token create, or the farm's --token), or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+	return auth.Principal{}, false
 }
 
 func (c *Console) index(w http.ResponseWriter, r *http.Request) {
@@ -148,7 +195,8 @@ func (c *Console) devices(w http.ResponseWriter, r *http.Request) {
 			v.Holder, v.Run = rec.Holder, rec.Run
 		}
 		c.mu.Lock()
-		_, v.Mine = c.held[d.ID]
+		h, ok := c.held[d.ID]
+		v.Mine = ok && h.user == principal(r).User
 		c.mu.Unlock()
 		out = append(out, v)
 	}
@@ -161,13 +209,21 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
-	for i := range runs {
-		runs[i].Script = nil
-	}
-	// Newest first, at most 200.
+	// Newest first, at most 200, of the projects the user may see.
+	p := principal(r)
+	may := map[string]bool{}
 	out := make([]queue.Run, 0, min(len(runs), 200))
 	for i := len(runs) - 1; i >= 0 && len(out) < 200; i-- {
-		out = append(out, runs[i])
+		run := runs[i]
+		ok, seen := may[run.Project]
+		if !seen {
+			ok = c.auth.Allow(r.Context(), p, auth.View, run.Project) == nil
+			may[run.Project] = ok
+		}
+		if ok {
+			run.Script = nil
+			out = append(out, run)
+		}
 	}
 	writeJSON(w, out)
 }
@@ -181,17 +237,41 @@ func (c *Console) leaseList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, recs)
 }
 
-// lease takes the device for the console's user; the console renews it
-// until released.
+// lease takes the device for the console's user, for a project the user
+// drives (?project=, default the device's project label, else
+// "default"); a device labelled project=P serves only P. The console
+// renews the lease until released.
 func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
+	p := principal(r)
+	dev, err := c.reg.Device(r.Context(), id)
+	if err != nil {
+		writeError(w, http.StatusNotFound, err)
+		return
+	}
+	project := r.URL.Query().Get("project")
+	if project == "" {
+		project = cmp.Or(dev.Labels["project"], "default")
+	}
+	if dp := dev.Labels["project"]; dp != "" && dp != project {
+		writeError(w, http.StatusForbidden, fmt.Errorf("%s serves project %s only, not %s", id, dp, project))
+		return
+	}
+	if err := c.auth.Allow(r.Context(), p, auth.Drive, project); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.held[id]; ok {
+	if h, ok := c.held[id]; ok {
+		if h.user != p.User {
+			writeError(w, http.StatusConflict, fmt.Errorf("%s is open in the console for %s", id, h.user))
+			return
+		}
 		writeJSON(w, map[string]any{"id": id})
 		return
 	}
-	l, err := c.leases.Acquire(r.Context(), id, "console", "")
+	l, err := c.leases.Acquire(r.Context(), id, "console:"+p.User, "")
 	if errors.Is(err, lease.ErrHeld) {
 		writeError(w, http.StatusConflict, err)
 		return
@@ -200,11 +280,11 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
-	c.held[id] = l
+	c.held[id] = held{l: l, user: p.User, project: project}
 	go func() {
 		<-l.Done()
 		c.mu.Lock()
-		if c.held[id] == l {
+		if c.held[id].l == l {
 			delete(c.held, id)
 		}
 		c.mu.Unlock()
@@ -215,71 +295,38 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 func (c *Console) release(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
 	c.mu.Lock()
-	l, ok := c.held[id]
-	delete(c.held, id)
+	h, ok := c.held[id]
+	if ok && h.user == principal(r).User {
+		delete(c.held, id)
+	}
 	c.mu.Unlock()
-	if !ok {
-		writeError(w, http.StatusNotFound, errors.New("the console does not hold "+id))
+	if !ok || h.user != principal(r).User {
+		writeError(w, http.StatusNotFound, errors.New("you do not hold "+id+" in the console"))
 		return
 	}
-	remote.NewDriver(c.js.Conn(), id, l.Fence()).Close()
-	l.Release(r.Context())
+	remote.NewDriver(c.js.Conn(), id, h.l.Fence()).Close()
+	// The playground's session ends with the lease (its phone is freed).
+	end, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, "/session", http.NoBody)
+	remote.Proxy(c.js.Conn(), id, h.l.Fence(), "/session", discard{header: http.Header{}}, end)
+	h.l.Release(r.Context())
 	w.WriteHeader(http.StatusNoContent)
 }
 
 func (c *Console) releaseAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for id, l := range c.held {
-		l.Release(context.Background())
+	for id, h := range c.held {
+		h.l.Release(context.Background())
 		delete(c.held, id)
 	}
 }
 
-// driver is the remote driver of a device the console holds.
-func (c *Console) driver(w http.ResponseWriter, r *http.Request) (*remote.Driver, bool) {
-	id := r.URL.Query().Get("id")
-	c.mu.Lock()
-	l, ok := c.held[id]
-	c.mu.Unlock()
-	if !ok {
-		writeError(w, http.StatusConflict, errors.New("lease "+id+" first (Open)"))
-		return nil, false
-	}
-	return remote.NewDriver(c.js.Conn(), id, l.Fence()), true
-}
+// discard is a ResponseWriter for answers no one reads.
+type discard struct{ header http.Header }
 
-func (c *Console) screenshot(w http.ResponseWriter, r *http.Request) {
-	d, ok := c.driver(w, r)
-	if !ok {
-		return
-	}
-	png, err := d.Screenshot(r.Context())
-	if err != nil {
-		writeError(w, http.StatusBadGateway, err)
-		return
-	}
-	w.Header().Set("Content-Type", "image/png")
-	w.Header().Set("Cache-Control", "no-store, no-transform")
-	w.Write(png)
-}
-
-func (c *Console) tap(w http.ResponseWriter, r *http.Request) {
-	d, ok := c.driver(w, r)
-	if !ok {
-		return
-	}
-	var p device.Point
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<10)).Decode(&p); err != nil {
-		writeError(w, http.StatusBadRequest, err)
-		return
-	}
-	if err := d.Tap(r.Context(), p); err != nil {
-		writeError(w, http.StatusBadGateway, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
+func (d discard) Header() http.Header       { return d.header }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")

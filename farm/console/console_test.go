@@ -8,10 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/internal/browsertest"
 	"github.com/chromedp/chromedp"
+	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -31,8 +35,9 @@ const token = "s3cret-console-token"
 func TestConsoleOpensADevice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	p := farmtest.Start(ctx, t, 1)
+	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, &seen{})})
 	cctx, ccancel := context.WithCancel(ctx)
 	defer ccancel()
 	// The lowest bcrypt cost: the race detector makes each check of a
@@ -59,12 +64,6 @@ func TestConsoleOpensADevice(t *testing.T) {
 	}
 
 	tab := chromium.Tab(t, 60*time.Second, "the console leases a phone, shows its screen and taps it")
-	poll := func(js string) chromedp.Action[chromedp.Void] {
-		return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-			_, err := chromedp.Poll[bool](js)(ctx, t)
-			return chromedp.Void{}, err
-		}
-	}
 	row := `#devices tr[data-id="h1/sim-1"] button`
 	err = chromedp.Do(tab,
 		chromedp.Navigate(srv.URL+"/?token="+token),
@@ -72,16 +71,129 @@ func TestConsoleOpensADevice(t *testing.T) {
 		chromedp.Click(chromedp.CSS(row)),
 		chromedp.WaitVisible(chromedp.CSS("#screen")),
 		// A second frame loaded: the screen streams.
-		poll(`document.querySelector("#screen").naturalWidth > 0 && /n=[1-9]/.test(document.querySelector("#screen").src)`),
-		chromedp.Click(chromedp.CSS("#screen")),
-		poll(`document.body.dataset.taps === "1"`),
+		tapAndSeeTheStreamChange(),
 	)
 	if err != nil {
 		errText, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#error").textContent`))
 		t.Fatalf("%v (the page says %q)", err, errText)
 	}
 	holder, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#devices tr[data-id="h1/sim-1"]').cells[2].textContent`))
-	if err != nil || holder != "console" {
-		t.Errorf("the device list shows the holder %q (%v), want console", holder, err)
+	if err != nil || holder != "console:admin" {
+		t.Errorf("the device list shows the holder %q (%v), want console:admin", holder, err)
 	}
+}
+
+// TestConsoleProjects: in a real browser, a tester who is not a member of
+// the project a phone serves is refused when opening it; a member opens
+// it, sees its screen and taps it; neither sees the other project's runs.
+func TestConsoleProjects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 0)
+	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Labels: map[string]string{"project": "shop"},
+		Playground: playgrounds(t, &seen{})})
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{st.AddUser(ctx, "alice", "t"), st.AddUser(ctx, "bob", "t"), st.AddProject(ctx, "shop", "t"),
+		st.AddProject(ctx, "bank", "t"), st.AddMember(ctx, "shop", "alice", "t"), st.AddMember(ctx, "bank", "bob", "t")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice, err := st.CreateToken(ctx, "alice", auth.Tester, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := st.CreateToken(ctx, "bob", auth.Tester, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run of bank's that sits in the queue (its labels match no phone).
+	if _, err := q.Submit(ctx, queue.Run{ID: "rbank", Project: "bank", Name: "b.yaml", Script: []byte("tasks: []"), Labels: map[string]string{"lab": "none"}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveConsole(ctx, t, js)
+
+	tab := chromium.Tab(t, 90*time.Second, "the console refuses a phone of another project and opens one of the user's")
+	row := `#devices tr[data-id="h1/sim-1"] button`
+	err = chromedp.Do(tab,
+		chromedp.Navigate(srv.URL+"/?token="+bob),
+		chromedp.WaitVisible(chromedp.CSS(`#runs tr`)),
+		poll(`[...document.querySelectorAll("#runs tbody tr")].some(r => r.cells[0].textContent === "rbank")`),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row)),
+		poll(`/serves project shop only|not a member/.test(document.querySelector("#error").textContent)`),
+		chromedp.Navigate(srv.URL+"/?token="+alice),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row)),
+		chromedp.WaitVisible(chromedp.CSS("#screen")),
+		tapAndSeeTheStreamChange(),
+	)
+	if err != nil {
+		errText, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#error").textContent`))
+		t.Fatalf("%v (the page says %q)", err, errText)
+	}
+	holder, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#devices tr[data-id="h1/sim-1"]').cells[2].textContent`))
+	if err != nil || holder != "console:alice" {
+		t.Errorf("the device list shows the holder %q (%v), want console:alice", holder, err)
+	}
+	runs, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#runs tbody tr").length`))
+	if err != nil || runs != 0 {
+		t.Errorf("alice sees %d runs (%v), want none of bank's", runs, err)
+	}
+}
+
+// screenHash hashes the frame the console's <img> of the device's MJPEG
+// stream shows now.
+const screenHash = `(() => {
+  const i = document.querySelector("#screen"), c = document.createElement("canvas");
+  c.width = i.naturalWidth; c.height = i.naturalHeight;
+  const x = c.getContext("2d"); x.drawImage(i, 0, 0);
+  const d = x.getImageData(0, 0, c.width, c.height).data;
+  let h = 0; for (let k = 0; k < d.length; k += 61) h = (h * 31 + d[k]) | 0;
+  return h;
+})()`
+
+// tapAndSeeTheStreamChange waits for the stream's first frame, clicks the
+// screen (the front door taps the phone) and waits for the stream to show
+// another screen.
+func tapAndSeeTheStreamChange() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		return chromedp.Void{}, chromedp.Do(ctx,
+			poll(`document.querySelector("#screen").naturalWidth > 0`),
+			poll(`(window.before = `+screenHash+`) !== 0`),
+			chromedp.Click(chromedp.CSS("#screen")),
+			poll(`document.body.dataset.taps === "1"`),
+			poll(screenHash+` !== window.before`),
+		)
+	}
+}
+
+func poll(js string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](js)(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// serveConsole serves a console (the farm's admin token is
+// "the-farm-admin-token") until t ends.
+func serveConsole(ctx context.Context, t *testing.T, js jetstream.JetStream) *httptest.Server {
+	t.Helper()
+	cctx, cancel := context.WithCancel(ctx)
+	c, err := console.New(cctx, js, console.Options{Token: "the-farm-admin-token"})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(c)
+	t.Cleanup(func() { srv.Close(); cancel() })
+	return srv
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 
@@ -40,7 +41,25 @@ type Options struct {
 	Load func(data []byte, name string) (*script.Script, error)
 	// Runner is a template for each run's runner options (timings).
 	Runner runner.Options
-	Log    *slog.Logger
+	// Playground, when set, builds the playground of a device (its web
+	// API, screenshot and MJPEG stream) that the console's front door
+	// proxies to, over NATS, for the device's lease holder. open opens the
+	// device (its id, if not "", must be the device's), as
+	// server.Options.Open does.
+	Playground func(dev registry.Device, open OpenFunc) http.Handler
+	Log        *slog.Logger
+}
+
+// OpenFunc opens a device for a playground session.
+type OpenFunc func(ctx context.Context, id string) (device.Driver, device.Target, func(), error)
+
+// openTarget opens the slot's device as its playground's session.
+func (s *slot) openTarget(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
+	if id != "" && id != s.reg.ID {
+		return nil, device.Target{}, nil, fmt.Errorf("this playground serves %s, not %s", s.reg.ID, id)
+	}
+	d, end, err := s.open(ctx, nil)
+	return d, s.reg.Target(), end, err
 }
 
 // Agent is a running host agent.
@@ -115,6 +134,14 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
 		return fmt.Errorf("host: %w", err)
+	}
+	if o.Playground != nil {
+		for _, s := range a.slots {
+			h := o.Playground(s.reg, s.openTarget)
+			if err := remote.ServeHTTP(ctx, js.Conn(), a.leases, s.reg.ID, h, a.log); err != nil {
+				return fmt.Errorf("host: %w", err)
+			}
+		}
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { a.heartbeat(ctx) })

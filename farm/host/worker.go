@@ -42,7 +42,8 @@ func (a *Agent) serve(ctx context.Context, s *slot) {
 		}
 		msg, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second))
 		if err != nil {
-			if !errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
+			// An idle fetch ends in nats.ErrTimeout: nothing to look up again.
+			if !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 				// The consumer's leader may have died with its member:
 				// look the consumer up again.
 				a.log.Debug("fetch", "err", err)

@@ -221,6 +221,16 @@ func (s *Lease) renew(ctx context.Context) error {
 	// Update publishes without a per-key TTL; the bucket's TTL restarts
 	// with every message, which is what renews the lease.
 	nrev, err := s.l.kv.Update(ctx, s.key, data, rev)
+	if farm.Conflict(err) {
+		// A renewal whose answer came too late (a busy cluster) may still
+		// have been stored: the key is still ours while it has our
+		// fence, since taking it anew makes a new fence.
+		cur, crev, ok, gerr := farm.LeaderGet(ctx, s.l.js, farm.BucketLeases, s.key)
+		var got Record
+		if gerr == nil && ok && json.Unmarshal(cur, &got) == nil && got.Fence == rec.Fence && got.Holder == rec.Holder {
+			rec.Renewed, nrev, err = got.Renewed, crev, nil
+		}
+	}
 	if err != nil {
 		return err
 	}

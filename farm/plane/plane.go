@@ -32,9 +32,11 @@ type Options struct {
 	// Listen is the client address (default 127.0.0.1:4222; port 0 picks
 	// one). Off loopback it needs Token.
 	Listen string
-	// Token, when set, is required of every client (hosts and CLI). It
-	// may be given as its bcrypt hash (farm.HashToken), so the machine
-	// running the plane keeps no usable secret.
+	// Token, when set, turns authentication on: every client (hosts and
+	// CLI) gives this token (it is an admin's) or a token made with
+	// auth.Store (a user's API token, a host's join token). It may be
+	// given as its bcrypt hash (farm.HashToken), so the machine running
+	// the plane keeps no usable secret.
 	Token string
 	// Cluster is this member's route address (host:port) and Routes the
 	// other members' (host:port); with Cluster set, the farm's assets are
@@ -81,13 +83,16 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 		port = server.RANDOM_PORT
 	}
 	sopts := &server.Options{ServerName: o.Name, Host: host, Port: port, JetStream: true, StoreDir: o.DataDir, NoSigs: true}
-	// Clients log in as farm.User with the token; the plane's own
-	// in-process connection has a random password of its own, since the
-	// token may be known here only by its hash.
+	// Clients log in as farm.User with the token, a user's API token or a
+	// join token; the plane's own in-process connection has a random
+	// password of its own, since the token may be known here only by its
+	// hash.
 	var internal string
+	var authn *authenticator
 	if o.Token != "" {
 		internal = rand.Text()
-		sopts.Users = []*server.User{{Username: farm.User, Password: o.Token}, {Username: "apex-plane", Password: internal}}
+		authn = &authenticator{root: o.Token, internal: internal}
+		sopts.CustomClientAuthentication = authn
 		sopts.AuthTimeout = 10 // seconds: a bcrypt check on a busy machine can pass the default 2s
 	}
 	if o.Cluster != "" {
@@ -147,6 +152,14 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 	if err := farm.Provision(ctx, p.js, o.Farm); err != nil {
 		p.Close()
 		return nil, err
+	}
+	if authn != nil {
+		kv, err := p.js.KeyValue(ctx, farm.BucketAuth)
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("plane: open %s: %w", farm.BucketAuth, err)
+		}
+		authn.kv.Store(&kv)
 	}
 	return p, nil
 }

@@ -164,17 +164,29 @@ func (q *Queue) get(ctx context.Context, id string) (Run, uint64, error) {
 // record and returns an error (ErrState) to refuse. It retries when another
 // writer got there first, so change may be called more than once.
 func (q *Queue) Update(ctx context.Context, id string, change func(*Run) error) (Run, error) {
+	var tried [][]byte // writes whose answer did not come
 	for {
-		r, rev, err := q.get(ctx, id)
+		data, rev, ok, err := farm.LeaderGet(ctx, q.js, farm.BucketRuns, id)
 		if err != nil {
-			return r, err
+			return Run{}, err
+		}
+		if !ok {
+			return Run{}, fmt.Errorf("queue: no run %s (see apex farm runs)", id)
+		}
+		var r Run
+		if err := json.Unmarshal(data, &r); err != nil {
+			return Run{}, fmt.Errorf("queue: run %s: %w", id, err)
+		}
+		if slices.ContainsFunc(tried, func(t []byte) bool { return bytes.Equal(t, data) }) {
+			// A write that timed out was stored after all.
+			return r, nil
 		}
 		before := r.State
 		if err := change(&r); err != nil {
 			return r, err
 		}
-		data, _ := json.Marshal(r)
-		_, err = q.runs.Update(ctx, id, data, rev)
+		next, _ := json.Marshal(r)
+		_, err = q.runs.Update(ctx, id, next, rev)
 		if err == nil {
 			if r.State != before {
 				audit.Log(ctx, q.js, audit.Event{Kind: audit.RunState, Actor: r.Host, Run: r.ID, State: r.State,
@@ -186,11 +198,7 @@ func (q *Queue) Update(ctx context.Context, id string, change func(*Run) error) 
 			return r, ctx.Err()
 		}
 		if !farm.Conflict(err) {
-			// A write that timed out may still have been stored: look.
-			data2, _, ok, gerr := farm.LeaderGet(ctx, q.js, farm.BucketRuns, id)
-			if gerr == nil && ok && bytes.Equal(data2, data) {
-				return r, nil
-			}
+			tried = append(tried, next)
 			farm.Sleep(ctx, 100*time.Millisecond)
 		}
 	}

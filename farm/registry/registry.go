@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -119,6 +121,17 @@ func (r *Registry) Devices(ctx context.Context) ([]Device, error) {
 	return list[Device](ctx, r.devices)
 }
 
+// Device reads one registered device.
+func (r *Registry) Device(ctx context.Context, id string) (Device, error) {
+	e, err := r.devices.Get(ctx, farm.Key(id))
+	if err != nil {
+		return Device{}, fmt.Errorf("registry: no device %s (apex farm devices lists them): %w", id, err)
+	}
+	var d Device
+	err = json.Unmarshal(e.Value(), &d)
+	return d, err
+}
+
 // Hosts lists the registered hosts, by ID.
 func (r *Registry) Hosts(ctx context.Context) ([]Host, error) { return list[Host](ctx, r.hosts) }
 
@@ -148,4 +161,16 @@ func list[T any](ctx context.Context, kv jetstream.KeyValue) ([]T, error) {
 		out[i] = it.v
 	}
 	return out, nil
+}
+
+// Target is the device as a session target (its model and screen size
+// from its labels).
+func (d Device) Target() device.Target {
+	t := device.Target{ID: d.ID, Host: d.Host, Serial: d.Serial, Platform: device.Platform(d.Platform), State: "device",
+		Model: d.Labels["model"]}
+	if w, h, ok := strings.Cut(d.Labels["screen"], "x"); ok {
+		t.Width, _ = strconv.Atoi(w)
+		t.Height, _ = strconv.Atoi(h)
+	}
+	return t
 }

@@ -1,0 +1,227 @@
+package console_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/server"
+)
+
+// seen records what reached the playground on the host.
+type seen struct {
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func (s *seen) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.reqs = append(s.reqs, r.Clone(context.Background()))
+		s.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// playgrounds builds each device's real playground on the host, as
+// `apex farm host` does, and records the requests it is given.
+func playgrounds(t *testing.T, rec *seen) func(registry.Device, host.OpenFunc) http.Handler {
+	return func(dev registry.Device, open host.OpenFunc) http.Handler {
+		srv, err := server.New(server.Options{
+			Open:    open,
+			Targets: func(context.Context) ([]device.Target, error) { return []device.Target{dev.Target()}, nil },
+			NewAgent: func(_ server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
+				return agent.New(agent.Config{OnEvent: onEvent})
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		return rec.wrap(srv.Handler())
+	}
+}
+
+// TestFrontDoor: the console's origin proxies a leased phone's real
+// playground on its host, through NATS: its screenshot is a PNG, a tap
+// changes the phone, the MJPEG stream flows with no-transform; the host
+// never sees the ticket, cookie or token; a viewer of the project may
+// watch but not tap, and a user of another project gets nothing.
+func TestFrontDoor(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 0)
+	_, js := p.Conn()
+	rec := &seen{}
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
+		Labels: map[string]string{"project": "shop"}, Playground: playgrounds(t, rec)})
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{st.AddUser(ctx, "alice", "t"), st.AddUser(ctx, "vera", "t"), st.AddUser(ctx, "bob", "t"),
+		st.AddProject(ctx, "shop", "t"), st.AddProject(ctx, "bank", "t"), st.AddMember(ctx, "shop", "alice", "t"),
+		st.AddMember(ctx, "shop", "vera", "t"), st.AddMember(ctx, "bank", "bob", "t")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tokens := map[string]string{}
+	for user, role := range map[string]auth.Role{"alice": auth.Tester, "vera": auth.Viewer, "bob": auth.Tester} {
+		if tokens[user], err = st.CreateToken(ctx, user, role, "t"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := serveConsole(ctx, t, js)
+
+	do := func(user, method, path string, body any) (int, []byte, http.Header) {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, rd)
+		if user != "" {
+			req.Header.Set("Authorization", "Bearer "+tokens[user])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, data, resp.Header
+	}
+	// Wait for the host's phone.
+	for {
+		code, data, _ := do("alice", "GET", "/api/devices", nil)
+		if code == 200 && strings.Contains(string(data), `"h1/sim-1"`) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the host's phone never showed up")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	const door = "/devices/h1/sim-1/playground"
+	if code, data, _ := do("alice", "GET", door+"/screenshot", nil); code != http.StatusConflict {
+		t.Errorf("the front door of a device no one opened: %d %s, want 409", code, data)
+	}
+	if code, data, _ := do("alice", "POST", "/api/lease?id=h1/sim-1", nil); code != 200 {
+		t.Fatalf("alice leases the phone: %d %s", code, data)
+	}
+	if code, data, _ := do("alice", "POST", door+"/session", map[string]string{}); code != 200 {
+		t.Fatalf("alice opens a playground session through the front door: %d %s", code, data)
+	}
+
+	// A ticket (what an <img> carries) lets the screenshot in.
+	code, data, _ := do("alice", "POST", "/api/ticket?id=h1/sim-1", nil)
+	var tk struct{ Ticket string }
+	if code != 200 || json.Unmarshal(data, &tk) != nil || tk.Ticket == "" {
+		t.Fatalf("ticket: %d %s", code, data)
+	}
+	shot := func() []byte {
+		t.Helper()
+		code, png, h := do("", "GET", door+"/screenshot?ticket="+tk.Ticket, nil)
+		if code != 200 || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+			t.Fatalf("screenshot through the front door: %d %q (%s)", code, png[:min(len(png), 80)], h.Get("Content-Type"))
+		}
+		if cc := h.Get("Cache-Control"); !strings.Contains(cc, "no-transform") {
+			t.Errorf("screenshot Cache-Control %q, want no-transform", cc)
+		}
+		return png
+	}
+	before := shot()
+	code, data, _ = do("alice", "POST", door+"/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": "Settings"}})
+	if code != 200 || !strings.Contains(string(data), "Network \\u0026 internet") && !strings.Contains(string(data), "Network & internet") {
+		t.Fatalf("alice taps Settings through the front door: %d %s", code, data)
+	}
+	if bytes.Equal(before, shot()) {
+		t.Error("the screen is the same after the tap")
+	}
+
+	// The stream: MJPEG frames with no-transform, by ticket.
+	sctx, scancel := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(sctx, "GET", srv.URL+door+"/mjpeg?ticket="+tk.Ticket, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct, cc := resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"); resp.StatusCode != 200 ||
+		!strings.HasPrefix(ct, "multipart/x-mixed-replace") || !strings.Contains(cc, "no-transform") {
+		t.Errorf("mjpeg: %d %q %q", resp.StatusCode, ct, cc)
+	}
+	frames := 0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for frames < 2 && sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "Content-Type: image/jpeg") {
+			frames++
+		}
+	}
+	scancel()
+	resp.Body.Close()
+	if frames < 2 {
+		t.Errorf("the stream brought %d frames, want 2 (%v)", frames, sc.Err())
+	}
+
+	// Vera (a viewer of shop) watches but may not tap; bob (bank) gets nothing.
+	for _, tc := range []struct {
+		user, method, path string
+		want               int
+	}{
+		{"vera", "GET", door + "/screenshot", 200},
+		{"vera", "POST", door + "/interact", http.StatusForbidden},
+		{"vera", "POST", door + "/session", http.StatusForbidden},
+		{"bob", "GET", door + "/screenshot", http.StatusForbidden},
+		{"bob", "POST", door + "/interact", http.StatusForbidden},
+		{"alice", "GET", door + "/config", http.StatusForbidden}, // not on a tester's list
+		{"", "GET", door + "/screenshot", http.StatusUnauthorized},
+	} {
+		var body any
+		if tc.method == "POST" {
+			body = map[string]any{"action": "Back"}
+		}
+		if code, data, _ := do(tc.user, tc.method, tc.path, body); code != tc.want {
+			t.Errorf("%s %s %s: %d %s, want %d", tc.user, tc.method, tc.path, code, data, tc.want)
+		}
+	}
+	// A ticket opens only its own device's door.
+	if code, _, _ := do("", "GET", "/api/devices?ticket="+tk.Ticket, nil); code != http.StatusUnauthorized {
+		t.Errorf("a ticket on /api/devices: %d, want 401", code)
+	}
+
+	// Releasing the device ends its playground session on the host.
+	if code, data, _ := do("alice", "DELETE", "/api/lease?id=h1/sim-1", nil); code != http.StatusNoContent {
+		t.Errorf("release: %d %s", code, data)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if last := rec.reqs[len(rec.reqs)-1]; last.Method != "DELETE" || last.URL.Path != "/session" {
+		t.Errorf("the last request the host saw is %s %s, want DELETE /session (the release)", last.Method, last.URL.Path)
+	}
+	if len(rec.reqs) < 4 {
+		t.Fatalf("the host's playground saw %d requests", len(rec.reqs))
+	}
+	for _, r := range rec.reqs {
+		if r.URL.Query().Has("ticket") || r.Header.Get("Cookie") != "" || r.Header.Get("Authorization") != "" {
+			t.Errorf("the host saw %s %s with %v", r.Method, r.URL, r.Header)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package plane_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/audit"
+	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
+)
+
+// TestTokensAndRoles: an admin makes users, a project and tokens; each
+// token gets in with its role's powers on the farm's NATS — a viewer
+// reads but queues nothing, a tester queues, a host's join token
+// registers devices, none of them reads the tokens — and every admin
+// action is in the audit log.
+func TestTokensAndRoles(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const root = "the-admins-own-farm-token"
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Token: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	nc, js, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(st.AddUser(ctx, "alice", "root"))
+	must(st.AddUser(ctx, "bob", "root"))
+	must(st.AddProject(ctx, "shop", "root"))
+	must(st.AddMember(ctx, "shop", "alice", "root"))
+	if _, err := st.CreateToken(ctx, "carol", auth.Tester, "root"); err == nil {
+		t.Error("a token for a user who does not exist was made")
+	}
+	viewer, err := st.CreateToken(ctx, "bob", auth.Viewer, "root")
+	must(err)
+	tester, err := st.CreateToken(ctx, "alice", auth.Tester, "root")
+	must(err)
+	join, err := st.CreateJoinToken(ctx, "root")
+	must(err)
+	if len(tester) < len("apexu_")+32 {
+		t.Errorf("token %q is shorter than 16 random bytes", tester)
+	}
+
+	tests := []struct {
+		name, token             string
+		connects, queues, joins bool
+	}{
+		{"viewer", viewer, true, false, false},
+		{"tester", tester, true, true, false},
+		{"join token", join, true, false, true},
+		{"unknown token", "apexu_0123456789abcdef0123456789abcdef0123456789abcdef", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nc, js, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: tt.token})
+			if (err == nil) != tt.connects {
+				t.Fatalf("connect: %v, want connected=%v", err, tt.connects)
+			}
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			reg, err := registry.Open(ctx, js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := reg.Devices(ctx); err != nil {
+				t.Errorf("list devices: %v", err)
+			}
+			q, err := queue.Open(ctx, js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qctx, qcancel := context.WithTimeout(ctx, 3*time.Second)
+			_, err = q.Submit(qctx, queue.Run{Name: "a.yaml", Script: []byte("tasks: []"), By: tt.name})
+			qcancel()
+			if (err == nil) != tt.queues {
+				t.Errorf("queue a run: %v, want queued=%v", err, tt.queues)
+			}
+			jctx, jcancel := context.WithTimeout(ctx, 3*time.Second)
+			err = reg.PutDevice(jctx, registry.Device{ID: "h/" + tt.name, Host: "h", Serial: tt.name, Platform: "android"})
+			jcancel()
+			if tt.joins && err != nil {
+				t.Errorf("register a device: %v", err)
+			}
+			if !tt.queues && !tt.joins && err == nil {
+				t.Error("a viewer registered a device")
+			}
+			actx, acancel := context.WithTimeout(ctx, 3*time.Second)
+			defer acancel()
+			s, err := auth.Open(actx, js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Users(actx); (err == nil) != tt.joins {
+				t.Errorf("list the users: %v, want listed=%v (hosts read projects to check membership)", err, tt.joins)
+			}
+			if err := s.AddUser(actx, "mallory-"+strings.Fields(tt.name)[0], tt.name); err == nil {
+				t.Error("a non-admin added a user")
+			}
+		})
+	}
+
+	events, err := audit.Read(ctx, js)
+	must(err)
+	var admin []string
+	for _, e := range events {
+		switch e.Kind {
+		case audit.AdminUserAdded, audit.AdminProjectAdded, audit.AdminMemberAdded, audit.AdminTokenCreated, audit.AdminJoinTokenCreated:
+			admin = append(admin, e.Kind)
+		}
+	}
+	if len(admin) != 7 {
+		t.Errorf("admin actions in the audit log: %v, want 7", admin)
+	}
+}
+
+// TestAllow: who may do what on which project.
+func TestAllow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, js := p.Conn()
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{st.AddUser(ctx, "alice", "t"), st.AddUser(ctx, "bob", "t"), st.AddProject(ctx, "shop", "t"),
+		st.AddMember(ctx, "shop", "alice", "t"), st.AddMember(ctx, "shop", "bob", "t")} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		who     auth.Principal
+		action  auth.Action
+		project string
+		ok      bool
+	}{
+		{auth.Principal{User: "alice", Role: auth.Tester}, auth.Drive, "shop", true},
+		{auth.Principal{User: "alice", Role: auth.Tester}, auth.View, "shop", true},
+		{auth.Principal{User: "alice", Role: auth.Tester}, auth.Drive, "bank", false},
+		{auth.Principal{User: "alice", Role: auth.Tester}, auth.Manage, "shop", false},
+		{auth.Principal{User: "bob", Role: auth.Viewer}, auth.View, "shop", true},
+		{auth.Principal{User: "bob", Role: auth.Viewer}, auth.Drive, "shop", false},
+		{auth.Principal{User: "carol", Role: auth.Admin}, auth.Manage, "bank", true},
+		{auth.Principal{Host: true}, auth.View, "shop", false},
+	}
+	for _, tt := range tests {
+		err := st.Allow(ctx, tt.who, tt.action, tt.project)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, auth.ErrForbidden)) {
+			t.Errorf("Allow(%+v, %s, %s) = %v, want allowed=%v", tt.who, tt.action, tt.project, err, tt.ok)
+		}
+	}
+}
