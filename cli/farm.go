@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/script"
 	"github.com/nats-io/nats.go"
@@ -102,7 +103,7 @@ hosts with a free matching device pull them. See docs/farm.md.`,
 	}
 	cmd.AddCommand(newCmdFarmServe(env), newCmdFarmHost(env), newCmdFarmRun(env), newCmdFarmDevices(env),
 		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env),
-		newCmdFarmToken(env))
+		newCmdFarmToken(env), newCmdFarmReport(env), newCmdFarmRetention(env))
 	return cmd
 }
 
@@ -185,6 +186,11 @@ func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
 	if err != nil {
 		return err
 	}
+	recs, err := records.Open(ctx, js)
+	if err != nil {
+		return err
+	}
+	go recs.Keep(ctx, time.Minute, env.Log)
 	fmt.Fprintf(env.Out, "apex farm: serving on %s (lease TTL %v)\n", url, leases.TTL())
 	if o.HTTP != "" {
 		addr, err := serveConsole(ctx, js, o.HTTP, o.Token, env)

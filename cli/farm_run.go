@@ -266,46 +266,6 @@ func newCmdFarmLeases(env *Env) *cobra.Command {
 	return cmd
 }
 
-func newCmdFarmRuns(env *Env) *cobra.Command {
-	var ff farmFlags
-	var state string
-	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List the farm's runs and their states",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := ff.dial(cmd.Context(), "apex farm runs")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			runs, err := c.q.List(cmd.Context())
-			if err != nil {
-				return err
-			}
-			var shown []queue.Run
-			for _, r := range runs {
-				if state == "" || r.State == state {
-					r.Script = nil
-					shown = append(shown, r)
-				}
-			}
-			if env.JSON {
-				return env.PrintJSON(shown)
-			}
-			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTATE\tPROJECT\tSCRIPT\tDEVICE\tREASON")
-			for _, r := range shown {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Project, r.Name, r.Device, oneLine(r.Reason))
-			}
-			return tw.Flush()
-		},
-	}
-	ff.register(cmd, "farm")
-	cmd.Flags().StringVar(&state, "state", "", "list only runs in this state (queued, running, passed, lost, …)")
-	return cmd
-}
-
 func newCmdFarmLease(env *Env) *cobra.Command {
 	cmd := &cobra.Command{Use: "lease", Short: "Manage the farm's leases"}
 	var ff farmFlags

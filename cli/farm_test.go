@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,51 @@ func TestRunOnAFarmDevice(t *testing.T) {
 	}
 	if line := strings.Split(out, "\n")[1]; strings.Contains(line, "apex run") {
 		t.Errorf("the device is still held after apex run ended: %s", line)
+	}
+}
+
+// TestFarmRunFollowRunsAndReport: apex farm run --follow streams a run's
+// states and steps until it ends and exits 0 only when it passed; apex
+// farm runs filters by project, and apex farm report downloads the record.
+func TestFarmRunFollowRunsAndReport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 1)
+	dir := t.TempDir()
+	pass := filepath.Join(dir, "pass.yaml")
+	os.WriteFile(pass, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n      - assert: {checked: {id: wifi}}\n"), 0o644)
+	fail := filepath.Join(dir, "fail.yaml")
+	os.WriteFile(fail, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: nowhere\n    flow:\n      - assert: {exists: No such screen}\n"), 0o644)
+
+	out, errOut, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "shop", "--follow", pass)
+	if err != nil {
+		t.Fatalf("apex farm run --follow (passing): %v\n%s%s", err, out, errOut)
+	}
+	id, _, _ := strings.Cut(out, "\t")
+	for _, want := range []string{id + "\tqueued\tpass.yaml", id + "\tleased\t", id + "\trunning\t", "\tstep 1/3 launch", "\tstep 3/3 assert", id + "\tpassed\tpass.yaml"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--follow printed no %q:\n%s", want, out)
+		}
+	}
+	out, errOut, err = run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--follow", fail)
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(out, "\tfailed\tfail.yaml") {
+		t.Errorf("apex farm run --follow (failing): %v, want exit 1 with the failed state\n%s%s", err, out, errOut)
+	}
+
+	out, _, err = run(t, "farm", "runs", "--farm", p.ClientURL(), "--project", "shop")
+	if err != nil || !strings.Contains(out, id) || strings.Contains(out, "bank") {
+		t.Errorf("apex farm runs --project shop: %v\n%s", err, out)
+	}
+	rec := filepath.Join(dir, "record")
+	out, _, err = run(t, "farm", "report", "--farm", p.ClientURL(), id, "--out", rec)
+	if err != nil {
+		t.Fatalf("apex farm report: %v\n%s", err, out)
+	}
+	if page, err := os.ReadFile(filepath.Join(rec, "report.html")); err != nil || !strings.Contains(string(page), "wifi") {
+		t.Errorf("the downloaded report: %v\n%.200s", err, page)
+	}
+	if _, _, err := run(t, "farm", "report", "--farm", p.ClientURL(), "r-none"); err == nil || !strings.Contains(err.Error(), "apex farm runs") {
+		t.Errorf("apex farm report of an unknown run: %v, want an error pointing at apex farm runs", err)
 	}
 }

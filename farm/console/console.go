@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/farm/remote"
 	"github.com/nats-io/nats.go/jetstream"
@@ -34,7 +35,10 @@ type Options struct {
 	// Token, when set, is required: as a Bearer header, or the cookie
 	// that opening /?token=TOKEN sets.
 	Token string
-	Log   *slog.Logger
+	// Member says whether the request's user may see project's runs and
+	// records; nil lets everyone holding the token see every project.
+	Member func(r *http.Request, project string) bool
+	Log    *slog.Logger
 }
 
 // Console is the console's handler. The leases it takes for people are
@@ -45,7 +49,9 @@ type Console struct {
 	reg    *registry.Registry
 	q      *queue.Queue
 	leases *lease.Leaser
-	mux    *http.ServeMux
+	// records reads the runs' records (reports, screenshots).
+	records *records.Store
+	mux     *http.ServeMux
 
 	mu   sync.Mutex
 	held map[string]*lease.Lease // device ID → the console's lease
@@ -70,6 +76,9 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	if c.leases, err = lease.New(ctx, js); err != nil {
 		return nil, err
 	}
+	if c.records, err = records.Open(ctx, js); err != nil {
+		return nil, err
+	}
 	c.mux.HandleFunc("GET /{$}", c.index)
 	c.mux.HandleFunc("GET /api/devices", c.devices)
 	c.mux.HandleFunc("GET /api/runs", c.runs)
@@ -78,6 +87,8 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	c.mux.HandleFunc("DELETE /api/lease", c.release)
 	c.mux.HandleFunc("GET /api/screenshot", c.screenshot)
 	c.mux.HandleFunc("POST /api/tap", c.tap)
+	c.mux.HandleFunc("GET /api/records", c.recordList)
+	c.mux.HandleFunc("GET /records/{run}/{file...}", c.recordFile)
 	context.AfterFunc(ctx, c.releaseAll)
 	return c, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/runner"
@@ -53,6 +54,8 @@ type Agent struct {
 	store  *store.Store
 	slots  []*slot
 	log    *slog.Logger
+	// records keeps each run's record in its project's store.
+	records *records.Store
 	// cancels holds the cancel func of each run in progress, by run ID.
 	cancels sync.Map
 }
@@ -78,6 +81,9 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		return err
 	}
 	if a.q, err = queue.Open(ctx, js); err != nil {
+		return err
+	}
+	if a.records, err = records.Open(ctx, js); err != nil {
 		return err
 	}
 	if a.store, err = store.Open(o.RunsDir); err != nil {

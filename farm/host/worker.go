@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -181,7 +178,9 @@ func (a *Agent) execute(ctx context.Context, s *slot, r queue.Run, dev, slotLeas
 	}
 	var obj string
 	if recordDir != "" {
-		obj = a.upload(context.WithoutCancel(ctx), r.ID, recordDir)
+		if obj, err = a.records.Upload(context.WithoutCancel(ctx), r, recordDir); err != nil {
+			a.log.Warn("upload record", "run", r.ID, "err", err)
+		}
 	}
 	final, err := a.q.Update(context.WithoutCancel(ctx), r.ID, func(cur *queue.Run) error {
 		if err := queue.From(cur, queue.Running); err != nil {
@@ -239,34 +238,6 @@ func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, rea
 		a.log.Warn("write report", "run", r.ID, "err", err)
 	}
 	return res.Status, res.Reason, res.Steps, res.Passed, res.Run.Dir
-}
-
-// upload copies a run's record (report, steps, screenshots) to the
-// records store under <runID>/; it returns the report's object name.
-func (a *Agent) upload(ctx context.Context, runID, dir string) string {
-	obs, err := a.js.ObjectStore(ctx, farm.ObjectRecords)
-	if err != nil {
-		a.log.Warn("records store", "err", err)
-		return ""
-	}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = obs.Put(ctx, jetstream.ObjectMeta{Name: runID + "/" + filepath.ToSlash(rel)}, f)
-		return err
-	})
-	if err != nil {
-		a.log.Warn("upload record", "run", runID, "err", err)
-		return ""
-	}
-	return runID + "/" + report.FileName
 }
 
 func (a *Agent) event(ctx context.Context, runID string, e queue.Event) {

@@ -80,6 +80,9 @@ type Run struct {
 // ErrState is a transition from a state that does not allow it.
 var ErrState = errors.New("queue: run is not in a state that allows this")
 
+// ErrNoRun is a run ID the farm does not know.
+var ErrNoRun = errors.New("queue: no run")
+
 // Queue reads and writes runs. Safe for concurrent use.
 type Queue struct {
 	js     jetstream.JetStream
@@ -151,7 +154,7 @@ func (q *Queue) get(ctx context.Context, id string) (Run, uint64, error) {
 		return Run{}, 0, err
 	}
 	if !ok {
-		return Run{}, 0, fmt.Errorf("queue: no run %s (see apex farm runs)", id)
+		return Run{}, 0, fmt.Errorf("%w %s (see apex farm runs)", ErrNoRun, id)
 	}
 	var r Run
 	if err := json.Unmarshal(data, &r); err != nil {
