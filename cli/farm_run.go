@@ -27,6 +27,7 @@ type farmRunOptions struct {
 	Timeout time.Duration
 	Retries int
 	Reset   []string
+	Apps    []string
 	Follow  bool
 }
 
@@ -54,6 +55,7 @@ timed_out | lost. The exit code with --follow is 0 only when every run passed.`,
 	f.DurationVar(&o.Timeout, "timeout", 0, "stop a run that takes longer (it ends timed_out); 0: no limit")
 	f.IntVar(&o.Retries, "retries", 0, "run a lost run again on another host up to N times")
 	f.StringArrayVar(&o.Reset, "reset", nil, "also clear this app's data before the run (repeatable)")
+	f.StringArrayVar(&o.Apps, "app", nil, "install this app first: an artifact's hash or its name in --project (apex farm app upload; repeatable)")
 	f.BoolVar(&o.Follow, "follow", false, "stream the runs' steps and wait for them to end")
 	return cmd
 }
@@ -83,9 +85,13 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		return err
 	}
 	defer c.Close()
+	apps, err := resolveApps(ctx, c, o.Project, o.Apps)
+	if err != nil {
+		return err
+	}
 	q := c.q
 	for i, r := range runs {
-		r.ID = queue.NewID()
+		r.ID, r.Apps = queue.NewID(), apps
 		rctx, cancel := context.WithTimeout(ctx, farmWait)
 		err = farm.Retry(rctx, func(ctx context.Context) (err error) { runs[i], err = q.Submit(ctx, r); return err })
 		cancel()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
 
 // TestRunOnAFarmDevice: apex run --farm leases a phone a farm host serves
@@ -91,5 +92,54 @@ func TestFarmRunFollowRunsAndReport(t *testing.T) {
 	}
 	if _, _, err := run(t, "farm", "report", "--farm", p.ClientURL(), "r-none"); err == nil || !strings.Contains(err.Error(), "apex farm runs") {
 		t.Errorf("apex farm report of an unknown run: %v, want an error pointing at apex farm runs", err)
+	}
+}
+
+// TestFarmRunInstallsAnUploadedApp: an APK uploaded once is installed by
+// the host (fetched into its cache, pushed and installed with pm install
+// through the adb client) before a run that names it; without it the
+// same script fails, for the phone does not know the app.
+func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 1)
+	dir := t.TempDir()
+	apk := filepath.Join(dir, "notes.apk")
+	os.WriteFile(apk, adbdtest.APK(t, "com.acme.notes", "Acme Notes"), 0o644)
+	script := filepath.Join(dir, "notes.yaml")
+	os.WriteFile(script, []byte("android:\n  launch: com.acme.notes\ntasks:\n  - name: opens\n    flow:\n      - assert: {exists: Acme Notes is installed.}\n"), 0o644)
+
+	out, _, err := run(t, "farm", "app", "upload", "--farm", p.ClientURL(), "--project", "shop", apk)
+	if err != nil || !strings.Contains(out, "\tnotes.apk\tstored apk in project shop") {
+		t.Fatalf("apex farm app upload: %v\n%s", err, out)
+	}
+	hash, _, _ := strings.Cut(out, "\t")
+	out, _, err = run(t, "farm", "app", "upload", "--farm", p.ClientURL(), "--project", "shop", "--name", "notes", apk)
+	if err != nil || !strings.HasPrefix(out, hash+"\tnotes\talready stored") {
+		t.Errorf("the same APK again: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "farm", "app", "list", "--farm", p.ClientURL(), "--project", "shop")
+	if err != nil || strings.Count(out, hash[:12]) != 2 {
+		t.Errorf("apex farm app list: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		name string
+		app  []string
+		pass bool
+	}{
+		{"by name", []string{"--app", "notes.apk"}, true},
+		{"by hash", []string{"--app", hash}, true},
+		{"without", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"farm", "run", "--farm", p.ClientURL(), "--project", "shop", "--follow"}, tc.app...)
+			out, errOut, err := run(t, append(args, script)...)
+			if tc.pass && err != nil || !tc.pass && err == nil {
+				t.Errorf("apex farm run %v: %v, want pass %v\n%s%s", tc.app, err, tc.pass, out, errOut)
+			}
+		})
+	}
+	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app list") {
+		t.Errorf("--app with another project's name: %v, want an error pointing at apex farm app list", err)
 	}
 }

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
@@ -39,6 +41,11 @@ type Options struct {
 	RunsDir string
 	// Load parses a run's script.
 	Load func(data []byte, name string) (*script.Script, error)
+	// AppCache is where fetched app artifacts are kept (default
+	// RunsDir/app-cache), at most AppCacheBytes (default
+	// artifact.DefaultCacheBytes), least recently used first out.
+	AppCache      string
+	AppCacheBytes int64
 	// Runner is a template for each run's runner options (timings).
 	Runner runner.Options
 	Log    *slog.Logger
@@ -56,6 +63,9 @@ type Agent struct {
 	log    *slog.Logger
 	// records keeps each run's record in its project's store.
 	records *records.Store
+	// apps resolves and caches the app artifacts runs install.
+	artifacts *artifact.Store
+	apps      *artifact.Cache
 	// cancels holds the cancel func of each run in progress, by run ID.
 	cancels sync.Map
 }
@@ -84,6 +94,15 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		return err
 	}
 	if a.records, err = records.Open(ctx, js); err != nil {
+		return err
+	}
+	if a.artifacts, err = artifact.Open(ctx, js); err != nil {
+		return err
+	}
+	if o.AppCache == "" {
+		o.AppCache = filepath.Join(o.RunsDir, "app-cache")
+	}
+	if a.apps, err = artifact.NewCache(a.artifacts, o.AppCache, o.AppCacheBytes); err != nil {
 		return err
 	}
 	if a.store, err = store.Open(o.RunsDir); err != nil {
@@ -117,7 +136,7 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	// through calls to this host, each checked against the lease's fence.
 	openers := map[string]remote.Opener{}
 	for _, s := range a.slots {
-		openers[s.reg.ID] = func(ctx context.Context) (device.Driver, func(), error) { return s.open(ctx, nil) }
+		openers[s.reg.ID] = func(ctx context.Context) (device.Driver, func(), error) { return s.open(ctx, nil, nil) }
 	}
 	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
 		return fmt.Errorf("host: %w", err)

@@ -219,7 +219,12 @@ func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, rea
 			return queue.Error, fmt.Sprintf("cannot reset app %q: not a package name", app), 0, 0, ""
 		}
 	}
-	drv, closeDev, err := s.open(ctx, reset)
+	apps, releaseApps, err := a.fetchApps(ctx, r)
+	if err != nil {
+		return queue.Error, err.Error(), 0, 0, ""
+	}
+	defer releaseApps()
+	drv, closeDev, err := s.open(ctx, reset, apps)
 	if err != nil {
 		return queue.Error, "open the device: " + err.Error(), 0, 0, ""
 	}

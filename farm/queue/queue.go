@@ -57,7 +57,9 @@ type Run struct {
 	// Reset names apps to clear before the run starts (besides the app
 	// the script launches).
 	Reset []string `json:"reset,omitempty"`
-	By    string   `json:"by,omitempty"` // who queued it
+	// Apps are artifacts (SHA-256 hashes) the host installs first.
+	Apps []string `json:"apps,omitempty"`
+	By   string   `json:"by,omitempty"` // who queued it
 
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
