@@ -12,7 +12,6 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/registry"
-	"github.com/apexagent/apex/farm/remote"
 )
 
 // openFarmDevice leases a farm device (--farm) and drives it through its
@@ -39,11 +38,12 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 		c.Close()
 		return nil, device.Target{}, nil, fmt.Errorf("no farm device matches %q (see apex farm devices --farm %s)", f.ID, f.Farm)
 	}
+	h := &farmDevices{c: c, who: farmActor() + " (" + f.command() + ")"}
 	deadline := time.Now().Add(f.Wait)
 	for {
 		var held error
 		for _, d := range candidates {
-			l, err := c.leases.Acquire(ctx, d.ID, farmActor()+" ("+f.command()+")", "")
+			drv, err := h.Open(ctx, d.ID)
 			if errors.Is(err, lease.ErrHeld) {
 				held = err
 				continue
@@ -52,13 +52,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 				c.Close()
 				return nil, device.Target{}, nil, err
 			}
-			drv := remote.NewDriver(c.nc, d.ID, l.Fence())
-			release := func() {
-				drv.Close()
-				l.Release(context.WithoutCancel(ctx))
-				c.Close()
-			}
-			return drv, farmTarget(d), release, nil
+			return drv, farmTarget(d), func() { drv.Close(); c.Close() }, nil
 		}
 		if !time.Now().Before(deadline) {
 			c.Close()
