@@ -28,6 +28,7 @@ type farmRunOptions struct {
 	Retries int
 	Reset   []string
 	Apps    []string
+	Device  string
 	Follow  bool
 }
 
@@ -56,6 +57,7 @@ timed_out | lost. The exit code with --follow is 0 only when every run passed.`,
 	f.IntVar(&o.Retries, "retries", 0, "run a lost run again on another host up to N times")
 	f.StringArrayVar(&o.Reset, "reset", nil, "also clear this app's data before the run (repeatable)")
 	f.StringArrayVar(&o.Apps, "app", nil, "install this app first: an artifact's hash or its name in --project (apex farm app upload; repeatable)")
+	f.StringVar(&o.Device, "device", "", "run only on this farm device (its ID or a unique part; see apex farm devices); it waits while the device is busy or offline")
 	f.BoolVar(&o.Follow, "follow", false, "stream the runs' steps and wait for them to end")
 	return cmd
 }
@@ -89,9 +91,16 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 	if err != nil {
 		return err
 	}
+	pin, err := pinDevice(ctx, c, o.Device)
+	if err != nil {
+		return err
+	}
 	q := c.q
 	for i, r := range runs {
 		r.ID, r.Apps = queue.NewID(), apps
+		if pin != nil {
+			r.Pin, r.Platform = pin.ID, pin.Platform
+		}
 		rctx, cancel := context.WithTimeout(ctx, farmWait)
 		err = farm.Retry(rctx, func(ctx context.Context) (err error) { runs[i], err = q.Submit(ctx, r); return err })
 		cancel()
@@ -129,6 +138,38 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d runs did not pass", failed, len(runs))}
 	}
 	return nil
+}
+
+// pinDevice finds the farm device --device names (nil when empty): its
+// exact ID, or the one device whose ID contains it, in any state.
+func pinDevice(ctx context.Context, c *farmClient, query string) (*registry.Device, error) {
+	if query == "" {
+		return nil, nil
+	}
+	devs, err := c.reg.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var match []registry.Device
+	for _, d := range devs {
+		if d.ID == query {
+			return &d, nil
+		}
+		if strings.Contains(d.ID, query) {
+			match = append(match, d)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return &match[0], nil
+	case 0:
+		return nil, fmt.Errorf("--device %s: no farm device matches (see apex farm devices)", query)
+	}
+	var ids []string
+	for _, d := range match {
+		ids = append(ids, d.ID)
+	}
+	return nil, fmt.Errorf("--device %s: %d farm devices match (%s): give more of the ID", query, len(match), strings.Join(ids, ", "))
 }
 
 // followRun prints run r's events until it ends, following its retries.

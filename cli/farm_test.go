@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm/farmtest"
-	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
 
@@ -21,16 +20,7 @@ func TestRunOnAFarmDevice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
-	_, js := p.Conn()
-	reg, err := registry.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ctx.Err() == nil { // the host registers its phone at start
-		if devs, _ := reg.Devices(ctx); len(devs) == 1 {
-			break
-		}
-	}
+	farmtest.WaitDevices(ctx, t, p, 1)
 	file := filepath.Join(t.TempDir(), "wifi.yaml")
 	os.WriteFile(file, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n      - assert: {checked: {id: wifi}}\n"), 0o644)
 	out, errOut, err := run(t, "run", "--farm", p.ClientURL(), "--device", "h1/sim-1", "--report-dir", t.TempDir(), file)
@@ -62,12 +52,16 @@ func TestFarmRunFollowRunsAndReport(t *testing.T) {
 	fail := filepath.Join(dir, "fail.yaml")
 	os.WriteFile(fail, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: nowhere\n    flow:\n      - assert: {exists: No such screen}\n"), 0o644)
 
-	out, errOut, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "shop", "--follow", pass)
+	farmtest.WaitDevices(ctx, t, p, 1)
+	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--device", "nope", pass); err == nil || !strings.Contains(err.Error(), "apex farm devices") {
+		t.Errorf("--device naming no device: %v, want an error pointing at apex farm devices", err)
+	}
+	out, errOut, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "shop", "--device", "sim-1", "--follow", pass)
 	if err != nil {
 		t.Fatalf("apex farm run --follow (passing): %v\n%s%s", err, out, errOut)
 	}
 	id, _, _ := strings.Cut(out, "\t")
-	for _, want := range []string{id + "\tqueued\tpass.yaml", id + "\tleased\t", id + "\trunning\t", "\tstep 1/3 launch", "\tstep 3/3 assert", id + "\tpassed\tpass.yaml"} {
+	for _, want := range []string{id + "\tqueued\tpass.yaml", id + "\tleased\tpass.yaml on h1/sim-1", id + "\trunning\t", "\tstep 1/3 launch", "\tstep 3/3 assert", id + "\tpassed\tpass.yaml"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--follow printed no %q:\n%s", want, out)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/script"
 )
 
@@ -65,4 +66,20 @@ func RunToEnd(ctx context.Context, t testing.TB, q *queue.Queue, r queue.Run) qu
 		t.Fatalf("run %s: %v (last %s)", r.ID, err, r.State)
 	}
 	return r
+}
+
+// WaitDevices waits until the farm of p has registered n devices.
+func WaitDevices(ctx context.Context, t testing.TB, p *plane.Plane, n int) {
+	t.Helper()
+	_, js := p.Conn()
+	reg, err := registry.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ctx.Err() == nil {
+		if devs, _ := reg.Devices(ctx); len(devs) == n {
+			return
+		}
+	}
+	t.Fatalf("the farm did not register %d devices: %v", n, ctx.Err())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
@@ -19,6 +20,10 @@ type slot struct {
 	// installed, then the apps reset names are cleared (a simulated phone
 	// is started afresh from its spec).
 	open func(ctx context.Context, reset, install []string) (device.Driver, func(), error)
+	// real is a device of Options.Devices (listed again now and then);
+	// offline is set while it is not listed ready.
+	real    bool
+	offline atomic.Bool
 }
 
 // simSlots makes n simulated Android phones. Each run gets a phone started
@@ -79,7 +84,7 @@ func hostSlots(ctx context.Context, hostID string, hosts []device.Host, labels m
 			Labels: baseLabels(hostID, string(t.Platform), t.Model, "", t.Width, t.Height, labels),
 			Health: registry.Health{State: t.State}}
 		id := t.ID
-		out = append(out, &slot{reg: d, open: func(ctx context.Context, reset, install []string) (device.Driver, func(), error) {
+		out = append(out, &slot{reg: d, real: true, open: func(ctx context.Context, reset, install []string) (device.Driver, func(), error) {
 			drv, _, err := reg.Open(ctx, id)
 			if err != nil {
 				return nil, nil, err

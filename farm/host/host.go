@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
@@ -19,7 +20,6 @@ import (
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
-	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
@@ -46,6 +46,10 @@ type Options struct {
 	// artifact.DefaultCacheBytes), least recently used first out.
 	AppCache      string
 	AppCacheBytes int64
+	// Relist is how often the devices of Devices are listed again
+	// (default 5s): ones plugged in later are served, ones gone are
+	// registered offline.
+	Relist time.Duration
 	// Runner is a template for each run's runner options (timings).
 	Runner runner.Options
 	Log    *slog.Logger
@@ -59,8 +63,12 @@ type Agent struct {
 	leases *lease.Leaser
 	q      *queue.Queue
 	store  *store.Store
-	slots  []*slot
 	log    *slog.Logger
+	// slots are the devices served; real ones are added as they are
+	// plugged in (relist). wg holds every loop of the agent.
+	mu    sync.Mutex
+	slots []*slot
+	wg    sync.WaitGroup
 	// records keeps each run's record in its project's store.
 	records *records.Store
 	// apps resolves and caches the app artifacts runs install.
@@ -123,39 +131,32 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		}
 		a.slots = append(a.slots, s...)
 	}
-	if len(a.slots) == 0 {
+	if len(a.slots) == 0 && len(o.Devices) == 0 {
 		return errors.New("host: no devices to serve: give --sim N or attach a device (apex devices)")
 	}
-	if err := a.beat(ctx); err != nil {
-		return fmt.Errorf("host: register: %w", err)
-	}
+	initial := a.slots
+	a.slots = nil
 	if err := a.watchCancels(ctx); err != nil {
 		return fmt.Errorf("host: subscribe to cancels: %w", err)
 	}
-	// Faces elsewhere (apex run --farm, …) drive a device they lease
-	// through calls to this host, each checked against the lease's fence.
-	openers := map[string]remote.Opener{}
-	for _, s := range a.slots {
-		openers[s.reg.ID] = func(ctx context.Context) (device.Driver, func(), error) { return s.open(ctx, nil, nil) }
+	if err := a.addSlots(ctx, initial); err != nil {
+		return err
 	}
-	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
-		return fmt.Errorf("host: %w", err)
+	a.wg.Go(func() { a.heartbeat(ctx) })
+	if len(o.Devices) > 0 {
+		a.wg.Go(func() { a.relist(ctx) })
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { a.heartbeat(ctx) })
-	for _, s := range a.slots {
-		wg.Go(func() { a.serve(ctx, s) })
-	}
-	wg.Wait()
+	a.wg.Wait()
 	return nil
 }
 
 func (a *Agent) beat(ctx context.Context) error {
-	if err := a.reg.PutHost(ctx, registry.Host{ID: a.o.ID, Labels: a.o.Labels, Devices: len(a.slots)}); err != nil {
+	slots := a.slotList()
+	if err := a.reg.PutHost(ctx, registry.Host{ID: a.o.ID, Labels: a.o.Labels, Devices: len(slots)}); err != nil {
 		return err
 	}
-	for _, s := range a.slots {
-		if err := a.reg.PutDevice(ctx, s.reg); err != nil {
+	for _, s := range slots {
+		if err := a.reg.PutDevice(ctx, s.registration()); err != nil {
 			return err
 		}
 	}

@@ -28,7 +28,16 @@ const retryDelay = 250 * time.Millisecond
 // a device that is free, so capacity drives dispatch.
 func (a *Agent) serve(ctx context.Context, s *slot) {
 	var cons jetstream.Consumer
+	pinned := a.pinned(ctx, s)
 	for ctx.Err() == nil {
+		if s.offline.Load() {
+			farm.Sleep(ctx, time.Second)
+			continue
+		}
+		if msg := pinned(); msg != nil {
+			a.take(ctx, s, msg)
+			continue
+		}
 		if cons == nil {
 			c, err := a.js.Consumer(ctx, farm.StreamRuns, "pool-"+s.reg.Platform)
 			if err != nil {
@@ -67,7 +76,7 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		msg.Ack() // canceled while queued, or already claimed
 		return
 	}
-	if slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) {
+	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) {
 		msg.NakWithDelay(retryDelay)
 		return
 	}

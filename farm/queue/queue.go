@@ -59,7 +59,9 @@ type Run struct {
 	Reset []string `json:"reset,omitempty"`
 	// Apps are artifacts (SHA-256 hashes) the host installs first.
 	Apps []string `json:"apps,omitempty"`
-	By   string   `json:"by,omitempty"` // who queued it
+	// Pin is the one device (its farm ID) the run may run on.
+	Pin string `json:"pin,omitempty"`
+	By  string `json:"by,omitempty"` // who queued it
 
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
@@ -137,7 +139,11 @@ func (q *Queue) Submit(ctx context.Context, r Run) (Run, error) {
 	if _, err := q.runs.Create(ctx, r.ID, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return r, fmt.Errorf("queue: record run %s: %w", r.ID, err)
 	}
-	if _, err := q.js.Publish(ctx, farm.PoolSubject(r.Platform), []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
+	subject := farm.PoolSubject(r.Platform)
+	if r.Pin != "" {
+		subject = farm.DeviceSubject(r.Pin)
+	}
+	if _, err := q.js.Publish(ctx, subject, []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
 		return r, fmt.Errorf("queue: queue run %s: %w", r.ID, err)
 	}
 	audit.Log(ctx, q.js, audit.Event{Kind: audit.RunQueued, Actor: r.By, Run: r.ID, State: Queued})
