@@ -4,14 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // ObjectStore opens an object-store bucket, creating it on first use with as
 // many replicas as the farm's other assets: stores made per project (run
-// records) cannot be provisioned ahead.
-func ObjectStore(ctx context.Context, js jetstream.JetStream, bucket, description string) (jetstream.ObjectStore, error) {
+// records) cannot be provisioned ahead. A cluster busy electing leaders
+// is asked again for up to objectStoreWait.
+func ObjectStore(ctx context.Context, js jetstream.JetStream, bucket, description string) (obs jetstream.ObjectStore, err error) {
+	rctx, cancel := context.WithTimeout(ctx, objectStoreWait)
+	defer cancel()
+	err = Retry(rctx, func(ctx context.Context) error {
+		obs, err = objectStore(ctx, js, bucket, description)
+		return err
+	})
+	return obs, err
+}
+
+// objectStoreWait bounds how long ObjectStore keeps asking.
+const objectStoreWait = time.Minute
+
+func objectStore(ctx context.Context, js jetstream.JetStream, bucket, description string) (jetstream.ObjectStore, error) {
 	obs, err := js.ObjectStore(ctx, bucket)
 	if err == nil || !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return obs, err

@@ -91,21 +91,27 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		return errors.New("host: no script loader (Options.Load)")
 	}
 	a := &Agent{o: o, js: js, log: o.Log.With("host", o.ID)}
-	var err error
-	if a.reg, err = registry.Open(ctx, js); err != nil {
+	// A cluster that is electing leaders (or busy) answers again soon.
+	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	err := farm.Retry(octx, func(ctx context.Context) (err error) {
+		if a.reg, err = registry.Open(ctx, js); err != nil {
+			return err
+		}
+		if a.leases, err = lease.New(ctx, js); err != nil {
+			return err
+		}
+		if a.q, err = queue.Open(ctx, js); err != nil {
+			return err
+		}
+		if a.records, err = records.Open(ctx, js); err != nil {
+			return err
+		}
+		a.artifacts, err = artifact.Open(ctx, js)
 		return err
-	}
-	if a.leases, err = lease.New(ctx, js); err != nil {
-		return err
-	}
-	if a.q, err = queue.Open(ctx, js); err != nil {
-		return err
-	}
-	if a.records, err = records.Open(ctx, js); err != nil {
-		return err
-	}
-	if a.artifacts, err = artifact.Open(ctx, js); err != nil {
-		return err
+	})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("host: open the farm: %w", err)
 	}
 	if o.AppCache == "" {
 		o.AppCache = filepath.Join(o.RunsDir, "app-cache")

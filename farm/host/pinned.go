@@ -8,13 +8,14 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// pinned returns a func that takes the next run pinned to slot s's device,
-// if one is queued (nil when none): pinned runs come before the pool's.
+// pinned returns a func that takes the next run pinned to a device of
+// this host, if one is queued (nil when none); slot s takes its own and
+// hands the others back. Pinned runs come before the pool's.
 func (a *Agent) pinned(ctx context.Context, s *slot) func() jetstream.Msg {
 	var cons jetstream.Consumer
 	return func() jetstream.Msg {
 		if cons == nil {
-			c, err := a.js.CreateOrUpdateConsumer(ctx, farm.StreamRuns, farm.DeviceConsumer(s.reg.ID))
+			c, err := a.js.CreateOrUpdateConsumer(ctx, farm.StreamRuns, farm.PinnedConsumer(a.o.ID))
 			if err != nil {
 				a.log.Debug("pinned runs consumer", "device", s.reg.ID, "err", err)
 				return nil

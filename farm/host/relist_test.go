@@ -43,7 +43,7 @@ func (p *plugged) Targets(ctx context.Context) ([]device.Target, error) {
 // run pinned to it runs there), one unplugged is registered offline and
 // takes no runs until plugged in again.
 func TestHostRelistsDevicesAndPinnedRuns(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()

@@ -76,7 +76,7 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		msg.Ack() // canceled while queued, or already claimed
 		return
 	}
-	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) {
+	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) || r.Pin != "" && r.Pin != s.reg.ID {
 		msg.NakWithDelay(retryDelay)
 		return
 	}
