@@ -178,7 +178,9 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request) {
 	// Newest first, at most 200.
 	out := make([]queue.Run, 0, min(len(runs), 200))
 	for i := len(runs) - 1; i >= 0 && len(out) < 200; i-- {
-		out = append(out, runs[i])
+		if c.member(r, runs[i].Project) {
+			out = append(out, runs[i])
+		}
 	}
 	writeJSON(w, out)
 }

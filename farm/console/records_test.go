@@ -75,6 +75,9 @@ func TestConsoleListsAndOpensRecords(t *testing.T) {
 			t.Errorf("/api/records%s lists %v, want %v", tc.query, got, tc.want)
 		}
 	}
+	if code, _, body := get("/api/runs"); code != http.StatusOK || !strings.Contains(string(body), ids["shop"]) || strings.Contains(string(body), ids["bank"]) {
+		t.Errorf("/api/runs: %d, want shop's run and not bank's:\n%s", code, body)
+	}
 	if code, _, body := get("/api/records?since=yesterday"); code != http.StatusBadRequest {
 		t.Errorf("a bad since: %d %s, want 400", code, body)
 	}
