@@ -14,11 +14,13 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -110,7 +112,8 @@ hosts with a free matching device pull them. See docs/farm.md.`,
 	}
 	cmd.AddCommand(newCmdFarmServe(env), newCmdFarmHost(env), newCmdFarmRun(env), newCmdFarmDevices(env),
 		newCmdFarmLeases(env), newCmdFarmRuns(env), newCmdFarmLease(env), newCmdFarmCancel(env), newCmdFarmLimit(env),
-		newCmdFarmToken(env), newCmdFarmUser(env), newCmdFarmProject(env), newCmdFarmJoinToken(env))
+		newCmdFarmToken(env), newCmdFarmUser(env), newCmdFarmProject(env), newCmdFarmJoinToken(env),
+		newCmdFarmReport(env), newCmdFarmRetention(env), newCmdFarmApp(env))
 	return cmd
 }
 
@@ -195,6 +198,11 @@ func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
 	if err != nil {
 		return err
 	}
+	recs, err := records.Open(ctx, js)
+	if err != nil {
+		return err
+	}
+	go recs.Keep(ctx, time.Minute, env.Log)
 	fmt.Fprintf(env.Out, "apex farm: serving on %s (lease TTL %v)\n", url, leases.TTL())
 	if o.HTTP != "" {
 		addr, err := serveConsole(ctx, js, o.HTTP, o.Token, env)
@@ -216,6 +224,9 @@ type farmHostOptions struct {
 	Labels  []string
 	ADB     bool
 	RunsDir string
+	// AppCache and AppCacheBytes place and bound the cache of apps.
+	AppCache      string
+	AppCacheBytes int64
 }
 
 func newCmdFarmHost(env *Env) *cobra.Command {
@@ -239,6 +250,8 @@ reset (pm clear); a simulated phone starts afresh from its spec.`,
 	f.IntVar(&o.Sim, "sim", 0, "serve N simulated phones")
 	f.StringArrayVar(&o.Labels, "label", nil, "add a label key=value to every device (repeatable)")
 	f.BoolVar(&o.ADB, "adb", false, "serve the ready devices of the adb server and WebDriverAgent (see apex devices)")
+	f.StringVar(&o.AppCache, "app-cache", "", "where fetched apps are cached by hash (default RUNS_DIR/app-cache)")
+	f.Int64Var(&o.AppCacheBytes, "app-cache-bytes", artifact.DefaultCacheBytes, "bound of the app cache; the least recently used apps go first")
 	f.StringVar(&o.RunsDir, "runs-dir", "", "where runs are recorded here before upload (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	return cmd
 }
@@ -254,6 +267,7 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	}
 	defer nc.Close()
 	ho := host.Options{ID: o.ID, Labels: labels, Sim: o.Sim, RunsDir: o.RunsDir, Log: env.Log,
+		AppCache: o.AppCache, AppCacheBytes: o.AppCacheBytes,
 		Load: func(data []byte, name string) (*script.Script, error) {
 			return script.Load(data, name, &script.Options{Action: knownAction})
 		}}

@@ -11,7 +11,6 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/registry"
-	"github.com/apexagent/apex/farm/remote"
 )
 
 // openFarmDevice leases a farm device (--farm) and drives it through its
@@ -38,11 +37,12 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 		c.Close()
 		return nil, device.Target{}, nil, fmt.Errorf("no farm device matches %q (see apex farm devices --farm %s)", f.ID, f.Farm)
 	}
+	h := &farmDevices{c: c, who: farmActor() + " (" + f.command() + ")"}
 	deadline := time.Now().Add(f.Wait)
 	for {
 		var held error
 		for _, d := range candidates {
-			l, err := c.leases.Acquire(ctx, d.ID, farmActor()+" ("+f.command()+")", "")
+			drv, err := h.Open(ctx, d.ID)
 			if errors.Is(err, lease.ErrHeld) {
 				held = err
 				continue
@@ -51,13 +51,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 				c.Close()
 				return nil, device.Target{}, nil, err
 			}
-			drv := remote.NewDriver(c.nc, d.ID, l.Fence())
-			release := func() {
-				drv.Close()
-				l.Release(context.WithoutCancel(ctx))
-				c.Close()
-			}
-			return drv, d.Target(), release, nil
+			return drv, d.Target(), func() { drv.Close(); c.Close() }, nil
 		}
 		if !time.Now().Before(deadline) {
 			c.Close()

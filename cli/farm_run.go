@@ -27,6 +27,8 @@ type farmRunOptions struct {
 	Timeout time.Duration
 	Retries int
 	Reset   []string
+	Apps    []string
+	Device  string
 	Follow  bool
 }
 
@@ -54,6 +56,8 @@ timed_out | lost. The exit code with --follow is 0 only when every run passed.`,
 	f.DurationVar(&o.Timeout, "timeout", 0, "stop a run that takes longer (it ends timed_out); 0: no limit")
 	f.IntVar(&o.Retries, "retries", 0, "run a lost run again on another host up to N times")
 	f.StringArrayVar(&o.Reset, "reset", nil, "also clear this app's data before the run (repeatable)")
+	f.StringArrayVar(&o.Apps, "app", nil, "install this app first: an artifact's hash or its name in --project (apex farm app upload; repeatable)")
+	f.StringVar(&o.Device, "device", "", "run only on this farm device (its ID or a unique part; see apex farm devices); it waits while the device is busy or offline")
 	f.BoolVar(&o.Follow, "follow", false, "stream the runs' steps and wait for them to end")
 	return cmd
 }
@@ -83,9 +87,20 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		return err
 	}
 	defer c.Close()
+	apps, err := resolveApps(ctx, c, o.Project, o.Apps)
+	if err != nil {
+		return err
+	}
+	pin, err := pinDevice(ctx, c, o.Device)
+	if err != nil {
+		return err
+	}
 	q := c.q
 	for i, r := range runs {
-		r.ID = queue.NewID()
+		r.ID, r.Apps = queue.NewID(), apps
+		if pin != nil {
+			r.Pin, r.Platform = pin.ID, pin.Platform
+		}
 		rctx, cancel := context.WithTimeout(ctx, farmWait)
 		err = farm.Retry(rctx, func(ctx context.Context) (err error) { runs[i], err = q.Submit(ctx, r); return err })
 		cancel()
@@ -123,6 +138,38 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d runs did not pass", failed, len(runs))}
 	}
 	return nil
+}
+
+// pinDevice finds the farm device --device names (nil when empty): its
+// exact ID, or the one device whose ID contains it, in any state.
+func pinDevice(ctx context.Context, c *farmClient, query string) (*registry.Device, error) {
+	if query == "" {
+		return nil, nil
+	}
+	devs, err := c.reg.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var match []registry.Device
+	for _, d := range devs {
+		if d.ID == query {
+			return &d, nil
+		}
+		if strings.Contains(d.ID, query) {
+			match = append(match, d)
+		}
+	}
+	switch len(match) {
+	case 1:
+		return &match[0], nil
+	case 0:
+		return nil, fmt.Errorf("--device %s: no farm device matches (see apex farm devices)", query)
+	}
+	var ids []string
+	for _, d := range match {
+		ids = append(ids, d.ID)
+	}
+	return nil, fmt.Errorf("--device %s: %d farm devices match (%s): give more of the ID", query, len(match), strings.Join(ids, ", "))
 }
 
 // followRun prints run r's events until it ends, following its retries.
@@ -263,46 +310,6 @@ func newCmdFarmLeases(env *Env) *cobra.Command {
 		},
 	}
 	ff.register(cmd, "farm")
-	return cmd
-}
-
-func newCmdFarmRuns(env *Env) *cobra.Command {
-	var ff farmFlags
-	var state string
-	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List the farm's runs and their states",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := ff.dial(cmd.Context(), "apex farm runs")
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			runs, err := c.q.List(cmd.Context())
-			if err != nil {
-				return err
-			}
-			var shown []queue.Run
-			for _, r := range runs {
-				if state == "" || r.State == state {
-					r.Script = nil
-					shown = append(shown, r)
-				}
-			}
-			if env.JSON {
-				return env.PrintJSON(shown)
-			}
-			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTATE\tPROJECT\tSCRIPT\tDEVICE\tREASON")
-			for _, r := range shown {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, r.Project, r.Name, r.Device, oneLine(r.Reason))
-			}
-			return tw.Flush()
-		},
-	}
-	ff.register(cmd, "farm")
-	cmd.Flags().StringVar(&state, "state", "", "list only runs in this state (queued, running, passed, lost, …)")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/plane"
-	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
 
 // TestRunOnAFarmDevice: apex run --farm leases a phone a farm host serves
@@ -20,16 +21,7 @@ func TestRunOnAFarmDevice(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
-	_, js := p.Conn()
-	reg, err := registry.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ctx.Err() == nil { // the host registers its phone at start
-		if devs, _ := reg.Devices(ctx); len(devs) == 1 {
-			break
-		}
-	}
+	farmtest.WaitDevices(ctx, t, p, 1)
 	file := filepath.Join(t.TempDir(), "wifi.yaml")
 	os.WriteFile(file, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n      - assert: {checked: {id: wifi}}\n"), 0o644)
 	out, errOut, err := run(t, "run", "--farm", p.ClientURL(), "--device", "h1/sim-1", "--report-dir", t.TempDir(), file)
@@ -88,5 +80,104 @@ func TestFarmUsersAndTokens(t *testing.T) {
 	}
 	if _, _, err := run(t, "farm", "user", "list", "--farm", url, "--token", tok); err == nil {
 		t.Error("apex farm user list with a tester's token succeeded")
+	}
+}
+
+// TestFarmRunFollowRunsAndReport: apex farm run --follow streams a run's
+// states and steps until it ends and exits 0 only when it passed; apex
+// farm runs filters by project, and apex farm report downloads the record.
+func TestFarmRunFollowRunsAndReport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 1)
+	dir := t.TempDir()
+	pass := filepath.Join(dir, "pass.yaml")
+	os.WriteFile(pass, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n      - assert: {checked: {id: wifi}}\n"), 0o644)
+	fail := filepath.Join(dir, "fail.yaml")
+	os.WriteFile(fail, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: nowhere\n    flow:\n      - assert: {exists: No such screen}\n"), 0o644)
+
+	farmtest.WaitDevices(ctx, t, p, 1)
+	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--device", "nope", pass); err == nil || !strings.Contains(err.Error(), "apex farm devices") {
+		t.Errorf("--device naming no device: %v, want an error pointing at apex farm devices", err)
+	}
+	out, errOut, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "shop", "--device", "sim-1", "--follow", pass)
+	if err != nil {
+		t.Fatalf("apex farm run --follow (passing): %v\n%s%s", err, out, errOut)
+	}
+	id, _, _ := strings.Cut(out, "\t")
+	for _, want := range []string{id + "\tqueued\tpass.yaml", id + "\tleased\tpass.yaml on h1/sim-1", id + "\trunning\t", "\tstep 1/3 launch", "\tstep 3/3 assert", id + "\tpassed\tpass.yaml"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--follow printed no %q:\n%s", want, out)
+		}
+	}
+	out, errOut, err = run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--follow", fail)
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(out, "\tfailed\tfail.yaml") {
+		t.Errorf("apex farm run --follow (failing): %v, want exit 1 with the failed state\n%s%s", err, out, errOut)
+	}
+
+	out, _, err = run(t, "farm", "runs", "--farm", p.ClientURL(), "--project", "shop")
+	if err != nil || !strings.Contains(out, id) || strings.Contains(out, "bank") {
+		t.Errorf("apex farm runs --project shop: %v\n%s", err, out)
+	}
+	rec := filepath.Join(dir, "record")
+	out, _, err = run(t, "farm", "report", "--farm", p.ClientURL(), id, "--out", rec)
+	if err != nil {
+		t.Fatalf("apex farm report: %v\n%s", err, out)
+	}
+	if page, err := os.ReadFile(filepath.Join(rec, "report.html")); err != nil || !strings.Contains(string(page), "wifi") {
+		t.Errorf("the downloaded report: %v\n%.200s", err, page)
+	}
+	if _, _, err := run(t, "farm", "report", "--farm", p.ClientURL(), "r-none"); err == nil || !strings.Contains(err.Error(), "apex farm runs") {
+		t.Errorf("apex farm report of an unknown run: %v, want an error pointing at apex farm runs", err)
+	}
+}
+
+// TestFarmRunInstallsAnUploadedApp: an APK uploaded once is installed by
+// the host (fetched into its cache, pushed and installed with pm install
+// through the adb client) before a run that names it; without it the
+// same script fails, for the phone does not know the app.
+func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 1)
+	dir := t.TempDir()
+	apk := filepath.Join(dir, "notes.apk")
+	os.WriteFile(apk, adbdtest.APK(t, "com.acme.notes", "Acme Notes"), 0o644)
+	script := filepath.Join(dir, "notes.yaml")
+	os.WriteFile(script, []byte("android:\n  launch: com.acme.notes\ntasks:\n  - name: opens\n    flow:\n      - assert: {exists: Acme Notes is installed.}\n"), 0o644)
+
+	out, _, err := run(t, "farm", "app", "upload", "--farm", p.ClientURL(), "--project", "shop", apk)
+	if err != nil || !strings.Contains(out, "\tnotes.apk\tstored apk in project shop") {
+		t.Fatalf("apex farm app upload: %v\n%s", err, out)
+	}
+	hash, _, _ := strings.Cut(out, "\t")
+	out, _, err = run(t, "farm", "app", "upload", "--farm", p.ClientURL(), "--project", "shop", "--name", "notes", apk)
+	if err != nil || !strings.HasPrefix(out, hash+"\tnotes\talready stored") {
+		t.Errorf("the same APK again: %v\n%s", err, out)
+	}
+	out, _, err = run(t, "farm", "app", "list", "--farm", p.ClientURL(), "--project", "shop")
+	if err != nil || strings.Count(out, hash[:12]) != 2 {
+		t.Errorf("apex farm app list: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		name string
+		app  []string
+		pass bool
+	}{
+		{"by name", []string{"--app", "notes.apk"}, true},
+		{"by hash", []string{"--app", hash}, true},
+		{"without", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"farm", "run", "--farm", p.ClientURL(), "--project", "shop", "--follow"}, tc.app...)
+			out, errOut, err := run(t, append(args, script)...)
+			if tc.pass && err != nil || !tc.pass && err == nil {
+				t.Errorf("apex farm run %v: %v, want pass %v\n%s%s", tc.app, err, tc.pass, out, errOut)
+			}
+		})
+	}
+	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app list") {
+		t.Errorf("--app with another project's name: %v, want an error pointing at apex farm app list", err)
 	}
 }

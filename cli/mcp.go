@@ -44,6 +44,8 @@ type MCPOptions struct {
 	RunCap   int
 	IdleCap  time.Duration
 	StateDir string
+	// Farm is --farm: offer the farm's devices, each leased while open.
+	Farm farmFlags
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
@@ -67,11 +69,15 @@ limits the tools: readonly (observe and screenshots), standard, or full
   apex mcp --sim=ios
   apex mcp --http 127.0.0.1:7300
   apex mcp --adb=false --connect 127.0.0.1:6520
+  apex mcp --farm nats://10.0.0.1:4222
   APEX_MCP_TOKEN=secret apex mcp --http 0.0.0.0:7300 --policy readonly`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Token == "" {
 				opts.Token = os.Getenv("APEX_MCP_TOKEN")
+			}
+			if opts.Farm.URL != "" && !cmd.Flags().Changed("adb") {
+				opts.ADB = false // the farm's devices, not this machine's
 			}
 			return mcpRun(cmd.Context(), env, opts)
 		},
@@ -93,6 +99,8 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.Dir, "dir", "", "where act tasks are recorded, each a run with its steps and HTML report (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
 	f.DurationVar(&opts.Idle, "idle", mcp.DefaultIdleTimeout, "release a device after this long without a tool call")
+	f.StringVar(&opts.Farm.URL, "farm", "", "offer this farm's devices (nats://HOST:4222): device_open leases one, device_close releases it; token from $"+FarmTokenEnv)
+	opts.Farm.Token = os.Getenv(FarmTokenEnv)
 	return cmd
 }
 
@@ -110,8 +118,8 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if len(opts.Apps) > 0 && !opts.Sim {
 		return fmt.Errorf("--app installs apps on the simulated phone only: add --sim")
 	}
-	if !opts.ADB && !opts.Sim && !opts.Boot && len(opts.Direct) == 0 {
-		return fmt.Errorf("--adb=false leaves no devices: add --sim, --boot or --connect")
+	if !opts.ADB && !opts.Sim && !opts.Boot && len(opts.Direct) == 0 && opts.Farm.URL == "" {
+		return fmt.Errorf("--adb=false leaves no devices: add --sim, --boot, --connect or --farm")
 	}
 	httpOpts := &mcp.HTTPOptions{Token: opts.Token}
 	var ln net.Listener
@@ -175,8 +183,16 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 		}
 		hosts = append(hosts, hs...)
 	}
+	closeFarm := func() {}
+	if opts.Farm.URL != "" {
+		c, err := opts.Farm.dial(ctx, "apex mcp")
+		if err != nil {
+			return nil, nil, err
+		}
+		hosts, closeFarm = append(hosts, &farmDevices{c: c, who: farmActor() + " (mcp)"}), c.Close
+	}
 	if !opts.Sim {
-		return hosts, func() {}, nil
+		return hosts, closeFarm, nil
 	}
 	lo := lab.Options{Android: 1, AppFiles: opts.Apps, Log: env.Log}
 	if opts.SimPlatform == "ios" {
@@ -184,6 +200,7 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 	}
 	l, err := lab.Start(ctx, lo)
 	if err != nil {
+		closeFarm()
 		return nil, nil, fmt.Errorf("starting the simulated phone: %w", err)
 	}
 	var addrs, urls []string
@@ -198,13 +215,14 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 		h, err := ios.NewHost(urls, &ios.HostOptions{Name: "sim", Log: env.Log, Driver: &ios.Options{Log: env.Log}})
 		if err != nil {
 			l.Close()
+			closeFarm()
 			return nil, nil, err
 		}
 		hosts = append(hosts, h)
 	} else {
 		hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
 	}
-	return hosts, func() { l.Close() }, nil
+	return hosts, func() { l.Close(); closeFarm() }, nil
 }
 
 func newMCPServer(env *Env, hosts []device.Host, policy mcp.Policy, opts *MCPOptions, engine ocr.Engine, runs *store.Store) (*mcp.Server, error) {

@@ -29,7 +29,6 @@ const (
 	StreamRuns    = "FARM_RUNS"    // work queue: runs.pool.<platform>
 	StreamEvents  = "FARM_EVENTS"  // events.<runID>.<kind>
 	StreamAudit   = "FARM_AUDIT"   // audit.<kind>
-	ObjectRecords = "farm_records" // <runID>/<file>: reports and records
 )
 
 // Config is the shape of a farm's assets. Zero values mean the defaults.
@@ -43,9 +42,6 @@ type Config struct {
 	// LeaseTTL is how long a lease lives without renewal (default 30s);
 	// holders renew every third of it. Whole seconds, 1s at least.
 	LeaseTTL time.Duration
-	// RecordsTTL is how long run records stay in the object store
-	// (default 30 days).
-	RecordsTTL time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -57,9 +53,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 30 * time.Second
-	}
-	if c.RecordsTTL <= 0 {
-		c.RecordsTTL = 30 * 24 * time.Hour
 	}
 	// The server keeps TTLs in whole seconds.
 	c.HeartbeatTTL = max(time.Second, c.HeartbeatTTL.Round(time.Second))
@@ -103,10 +96,6 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 			if _, err := js.CreateOrUpdateConsumer(ctx, StreamRuns, PoolConsumer(p)); err != nil {
 				return fmt.Errorf("farm: consumer of the %s pool: %w", p, err)
 			}
-		}
-		_, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ObjectRecords, TTL: c.RecordsTTL, Replicas: c.Replicas})
-		if err != nil {
-			return fmt.Errorf("farm: object store %s: %w", ObjectRecords, err)
 		}
 		return nil
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/farm/remote"
 	"github.com/nats-io/nats.go/jetstream"
@@ -40,7 +41,7 @@ type Options struct {
 	// projects, and lease (open) devices for a project they drive.
 	// Without Token everyone is an admin (loopback only).
 	Token string
-	Log   *slog.Logger
+	Log    *slog.Logger
 }
 
 // held is a lease the console holds for one of its users.
@@ -58,7 +59,9 @@ type Console struct {
 	reg    *registry.Registry
 	q      *queue.Queue
 	leases *lease.Leaser
-	mux    *http.ServeMux
+	// records reads the runs' records (reports, screenshots).
+	records *records.Store
+	mux     *http.ServeMux
 
 	auth *auth.Store
 
@@ -100,6 +103,9 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	if c.auth, err = auth.Open(ctx, js); err != nil {
 		return nil, err
 	}
+	if c.records, err = records.Open(ctx, js); err != nil {
+		return nil, err
+	}
 	c.mux.HandleFunc("GET /{$}", c.index)
 	c.mux.HandleFunc("GET /api/devices", c.devices)
 	c.mux.HandleFunc("GET /api/runs", c.runs)
@@ -108,6 +114,8 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	c.mux.HandleFunc("DELETE /api/lease", c.release)
 	c.mux.HandleFunc("POST /api/ticket", c.ticket)
 	c.mux.HandleFunc("/devices/", c.frontDoor) // /devices/{id}/playground/{path...}; an ID has a slash
+	c.mux.HandleFunc("GET /api/records", c.recordList)
+	c.mux.HandleFunc("GET /records/{run}/{file...}", c.recordFile)
 	context.AfterFunc(ctx, c.releaseAll)
 	return c, nil
 }
@@ -210,14 +218,13 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Newest first, at most 200, of the projects the user may see.
-	p := principal(r)
 	may := map[string]bool{}
 	out := make([]queue.Run, 0, min(len(runs), 200))
 	for i := len(runs) - 1; i >= 0 && len(out) < 200; i-- {
 		run := runs[i]
 		ok, seen := may[run.Project]
 		if !seen {
-			ok = c.auth.Allow(r.Context(), p, auth.View, run.Project) == nil
+			ok = c.member(r, run.Project)
 			may[run.Project] = ok
 		}
 		if ok {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/script"
 )
 
@@ -40,4 +42,44 @@ func StartHost(ctx context.Context, t testing.TB, js jetstream.JetStream, o host
 	done := make(chan error, 1)
 	go func() { done <- host.Run(hctx, js, o) }()
 	t.Cleanup(func() { stop(); <-done })
+}
+
+// Queue opens the run queue of p.
+func Queue(ctx context.Context, t testing.TB, p *plane.Plane) *queue.Queue {
+	t.Helper()
+	_, js := p.Conn()
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// RunToEnd queues r and waits until it ends; it returns its final record.
+func RunToEnd(ctx context.Context, t testing.TB, q *queue.Queue, r queue.Run) queue.Run {
+	t.Helper()
+	r, err := q.Submit(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Watch(ctx, r.ID, func(cur queue.Run) bool { r = cur; return !queue.Final(cur.State) }); err != nil {
+		t.Fatalf("run %s: %v (last %s)", r.ID, err, r.State)
+	}
+	return r
+}
+
+// WaitDevices waits until the farm of p has registered n devices.
+func WaitDevices(ctx context.Context, t testing.TB, p *plane.Plane, n int) {
+	t.Helper()
+	_, js := p.Conn()
+	reg, err := registry.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ctx.Err() == nil {
+		if devs, _ := reg.Devices(ctx); len(devs) == n {
+			return
+		}
+	}
+	t.Fatalf("the farm did not register %d devices: %v", n, ctx.Err())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
@@ -15,9 +16,14 @@ import (
 // slot is one device the host serves.
 type slot struct {
 	reg registry.Device
-	// open returns a driver on a clean device: the apps a run names are
-	// reset first (a simulated phone is started afresh from its spec).
-	open func(ctx context.Context, reset []string) (device.Driver, func(), error)
+	// open returns a driver on a clean device: the app files install are
+	// installed, then the apps reset names are cleared (a simulated phone
+	// is started afresh from its spec).
+	open func(ctx context.Context, reset, install []string) (device.Driver, func(), error)
+	// real is a device of Options.Devices (listed again now and then);
+	// offline is set while it is not listed ready.
+	real    bool
+	offline atomic.Bool
 }
 
 // simSlots makes n simulated Android phones. Each run gets a phone started
@@ -39,13 +45,18 @@ func simSlots(ctx context.Context, hostID string, n int, labels map[string]strin
 			Labels: baseLabels(hostID, "android", props["ro.product.model"], props["ro.build.version.release"], w, h, labels),
 			Health: registry.Health{State: "device", Battery: 100}}
 		seed := int64(i)
-		out = append(out, &slot{reg: d, open: func(ctx context.Context, _ []string) (device.Driver, func(), error) {
+		out = append(out, &slot{reg: d, open: func(ctx context.Context, _, install []string) (device.Driver, func(), error) {
 			l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: seed, Log: log})
 			if err != nil {
 				return nil, nil, fmt.Errorf("start simulated phone %s: %w", serial, err)
 			}
 			drv, err := android.OpenDirect(ctx, l.Devices()[0].Addr, &android.Options{Log: log})
 			if err != nil {
+				l.Close()
+				return nil, nil, err
+			}
+			if err := installAll(ctx, drv, install); err != nil {
+				drv.Close()
 				l.Close()
 				return nil, nil, err
 			}
@@ -73,9 +84,13 @@ func hostSlots(ctx context.Context, hostID string, hosts []device.Host, labels m
 			Labels: baseLabels(hostID, string(t.Platform), t.Model, "", t.Width, t.Height, labels),
 			Health: registry.Health{State: t.State}}
 		id := t.ID
-		out = append(out, &slot{reg: d, open: func(ctx context.Context, reset []string) (device.Driver, func(), error) {
+		out = append(out, &slot{reg: d, real: true, open: func(ctx context.Context, reset, install []string) (device.Driver, func(), error) {
 			drv, _, err := reg.Open(ctx, id)
 			if err != nil {
+				return nil, nil, err
+			}
+			if err := installAll(ctx, drv, install); err != nil {
+				drv.Close()
 				return nil, nil, err
 			}
 			if len(reset) > 0 {
@@ -95,6 +110,24 @@ func hostSlots(ctx context.Context, hostID string, hosts []device.Host, labels m
 		}})
 	}
 	return out, nil
+}
+
+// installAll installs app files on the device (Android: pushed and
+// installed with pm install through the native adb client).
+func installAll(ctx context.Context, drv device.Driver, files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	in, ok := drv.(device.Installer)
+	if !ok {
+		return fmt.Errorf("this device cannot install apps (only Android devices do): %w", device.ErrUnsupported)
+	}
+	for _, f := range files {
+		if err := in.Install(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func baseLabels(hostID, platform, model, osVersion string, w, h int, custom map[string]string) map[string]string {

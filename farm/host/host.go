@@ -10,14 +10,17 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
-	"github.com/apexagent/apex/farm/remote"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
 	"github.com/apexagent/apex/store"
@@ -39,6 +42,15 @@ type Options struct {
 	RunsDir string
 	// Load parses a run's script.
 	Load func(data []byte, name string) (*script.Script, error)
+	// AppCache is where fetched app artifacts are kept (default
+	// RunsDir/app-cache), at most AppCacheBytes (default
+	// artifact.DefaultCacheBytes), least recently used first out.
+	AppCache      string
+	AppCacheBytes int64
+	// Relist is how often the devices of Devices are listed again
+	// (default 5s): ones plugged in later are served, ones gone are
+	// registered offline.
+	Relist time.Duration
 	// Runner is a template for each run's runner options (timings).
 	Runner runner.Options
 	// Playground, when set, builds the playground of a device (its web
@@ -58,7 +70,7 @@ func (s *slot) openTarget(ctx context.Context, id string) (device.Driver, device
 	if id != "" && id != s.reg.ID {
 		return nil, device.Target{}, nil, fmt.Errorf("this playground serves %s, not %s", s.reg.ID, id)
 	}
-	d, end, err := s.open(ctx, nil)
+	d, end, err := s.open(ctx, nil, nil)
 	return d, s.reg.Target(), end, err
 }
 
@@ -70,8 +82,17 @@ type Agent struct {
 	leases *lease.Leaser
 	q      *queue.Queue
 	store  *store.Store
-	slots  []*slot
 	log    *slog.Logger
+	// slots are the devices served; real ones are added as they are
+	// plugged in (relist). wg holds every loop of the agent.
+	mu    sync.Mutex
+	slots []*slot
+	wg    sync.WaitGroup
+	// records keeps each run's record in its project's store.
+	records *records.Store
+	// apps resolves and caches the app artifacts runs install.
+	artifacts *artifact.Store
+	apps      *artifact.Cache
 	// cancels holds the cancel func of each run in progress, by run ID.
 	cancels sync.Map
 }
@@ -89,14 +110,32 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		return errors.New("host: no script loader (Options.Load)")
 	}
 	a := &Agent{o: o, js: js, log: o.Log.With("host", o.ID)}
-	var err error
-	if a.reg, err = registry.Open(ctx, js); err != nil {
+	// A cluster that is electing leaders (or busy) answers again soon.
+	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	err := farm.Retry(octx, func(ctx context.Context) (err error) {
+		if a.reg, err = registry.Open(ctx, js); err != nil {
+			return err
+		}
+		if a.leases, err = lease.New(ctx, js); err != nil {
+			return err
+		}
+		if a.q, err = queue.Open(ctx, js); err != nil {
+			return err
+		}
+		if a.records, err = records.Open(ctx, js); err != nil {
+			return err
+		}
+		a.artifacts, err = artifact.Open(ctx, js)
 		return err
+	})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("host: open the farm: %w", err)
 	}
-	if a.leases, err = lease.New(ctx, js); err != nil {
-		return err
+	if o.AppCache == "" {
+		o.AppCache = filepath.Join(o.RunsDir, "app-cache")
 	}
-	if a.q, err = queue.Open(ctx, js); err != nil {
+	if a.apps, err = artifact.NewCache(a.artifacts, o.AppCache, o.AppCacheBytes); err != nil {
 		return err
 	}
 	if a.store, err = store.Open(o.RunsDir); err != nil {
@@ -117,47 +156,32 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		}
 		a.slots = append(a.slots, s...)
 	}
-	if len(a.slots) == 0 {
+	if len(a.slots) == 0 && len(o.Devices) == 0 {
 		return errors.New("host: no devices to serve: give --sim N or attach a device (apex devices)")
 	}
-	if err := a.beat(ctx); err != nil {
-		return fmt.Errorf("host: register: %w", err)
-	}
+	initial := a.slots
+	a.slots = nil
 	if err := a.watchCancels(ctx); err != nil {
 		return fmt.Errorf("host: subscribe to cancels: %w", err)
 	}
-	// Faces elsewhere (apex run --farm, …) drive a device they lease
-	// through calls to this host, each checked against the lease's fence.
-	openers := map[string]remote.Opener{}
-	for _, s := range a.slots {
-		openers[s.reg.ID] = func(ctx context.Context) (device.Driver, func(), error) { return s.open(ctx, nil) }
+	if err := a.addSlots(ctx, initial); err != nil {
+		return err
 	}
-	if err := remote.Serve(ctx, js.Conn(), a.leases, openers, a.log); err != nil {
-		return fmt.Errorf("host: %w", err)
+	a.wg.Go(func() { a.heartbeat(ctx) })
+	if len(o.Devices) > 0 {
+		a.wg.Go(func() { a.relist(ctx) })
 	}
-	if o.Playground != nil {
-		for _, s := range a.slots {
-			h := o.Playground(s.reg, s.openTarget)
-			if err := remote.ServeHTTP(ctx, js.Conn(), a.leases, s.reg.ID, h, a.log); err != nil {
-				return fmt.Errorf("host: %w", err)
-			}
-		}
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { a.heartbeat(ctx) })
-	for _, s := range a.slots {
-		wg.Go(func() { a.serve(ctx, s) })
-	}
-	wg.Wait()
+	a.wg.Wait()
 	return nil
 }
 
 func (a *Agent) beat(ctx context.Context) error {
-	if err := a.reg.PutHost(ctx, registry.Host{ID: a.o.ID, Labels: a.o.Labels, Devices: len(a.slots)}); err != nil {
+	slots := a.slotList()
+	if err := a.reg.PutHost(ctx, registry.Host{ID: a.o.ID, Labels: a.o.Labels, Devices: len(slots)}); err != nil {
 		return err
 	}
-	for _, s := range a.slots {
-		if err := a.reg.PutDevice(ctx, s.reg); err != nil {
+	for _, s := range slots {
+		if err := a.reg.PutDevice(ctx, s.registration()); err != nil {
 			return err
 		}
 	}

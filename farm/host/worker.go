@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,7 +28,16 @@ const retryDelay = 250 * time.Millisecond
 // a device that is free, so capacity drives dispatch.
 func (a *Agent) serve(ctx context.Context, s *slot) {
 	var cons jetstream.Consumer
+	pinned := a.pinned(ctx, s)
 	for ctx.Err() == nil {
+		if s.offline.Load() {
+			farm.Sleep(ctx, time.Second)
+			continue
+		}
+		if msg := pinned(); msg != nil {
+			a.take(ctx, s, msg)
+			continue
+		}
 		if cons == nil {
 			c, err := a.js.Consumer(ctx, farm.StreamRuns, "pool-"+s.reg.Platform)
 			if err != nil {
@@ -71,7 +77,7 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		msg.Ack() // canceled while queued, or already claimed
 		return
 	}
-	if slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) {
+	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) || r.Pin != "" && r.Pin != s.reg.ID {
 		msg.NakWithDelay(retryDelay)
 		return
 	}
@@ -182,7 +188,9 @@ func (a *Agent) execute(ctx context.Context, s *slot, r queue.Run, dev, slotLeas
 	}
 	var obj string
 	if recordDir != "" {
-		obj = a.upload(context.WithoutCancel(ctx), r.ID, recordDir)
+		if obj, err = a.records.Upload(context.WithoutCancel(ctx), r, recordDir); err != nil {
+			a.log.Warn("upload record", "run", r.ID, "err", err)
+		}
 	}
 	final, err := a.q.Update(context.WithoutCancel(ctx), r.ID, func(cur *queue.Run) error {
 		if err := queue.From(cur, queue.Running); err != nil {
@@ -221,7 +229,12 @@ func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, rea
 			return queue.Error, fmt.Sprintf("cannot reset app %q: not a package name", app), 0, 0, ""
 		}
 	}
-	drv, closeDev, err := s.open(ctx, reset)
+	apps, releaseApps, err := a.fetchApps(ctx, r)
+	if err != nil {
+		return queue.Error, err.Error(), 0, 0, ""
+	}
+	defer releaseApps()
+	drv, closeDev, err := s.open(ctx, reset, apps)
 	if err != nil {
 		return queue.Error, "open the device: " + err.Error(), 0, 0, ""
 	}
@@ -240,34 +253,6 @@ func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, rea
 		a.log.Warn("write report", "run", r.ID, "err", err)
 	}
 	return res.Status, res.Reason, res.Steps, res.Passed, res.Run.Dir
-}
-
-// upload copies a run's record (report, steps, screenshots) to the
-// records store under <runID>/; it returns the report's object name.
-func (a *Agent) upload(ctx context.Context, runID, dir string) string {
-	obs, err := a.js.ObjectStore(ctx, farm.ObjectRecords)
-	if err != nil {
-		a.log.Warn("records store", "err", err)
-		return ""
-	}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = obs.Put(ctx, jetstream.ObjectMeta{Name: runID + "/" + filepath.ToSlash(rel)}, f)
-		return err
-	})
-	if err != nil {
-		a.log.Warn("upload record", "run", runID, "err", err)
-		return ""
-	}
-	return runID + "/" + report.FileName
 }
 
 func (a *Agent) event(ctx context.Context, runID string, e queue.Event) {

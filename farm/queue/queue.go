@@ -57,7 +57,11 @@ type Run struct {
 	// Reset names apps to clear before the run starts (besides the app
 	// the script launches).
 	Reset []string `json:"reset,omitempty"`
-	By    string   `json:"by,omitempty"` // who queued it
+	// Apps are artifacts (SHA-256 hashes) the host installs first.
+	Apps []string `json:"apps,omitempty"`
+	// Pin is the one device (its farm ID) the run may run on.
+	Pin string `json:"pin,omitempty"`
+	By  string `json:"by,omitempty"` // who queued it
 
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
@@ -79,6 +83,9 @@ type Run struct {
 
 // ErrState is a transition from a state that does not allow it.
 var ErrState = errors.New("queue: run is not in a state that allows this")
+
+// ErrNoRun is a run ID the farm does not know.
+var ErrNoRun = errors.New("queue: no run")
 
 // Queue reads and writes runs. Safe for concurrent use.
 type Queue struct {
@@ -132,7 +139,11 @@ func (q *Queue) Submit(ctx context.Context, r Run) (Run, error) {
 	if _, err := q.runs.Create(ctx, r.ID, data); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 		return r, fmt.Errorf("queue: record run %s: %w", r.ID, err)
 	}
-	if _, err := q.js.Publish(ctx, farm.PoolSubject(r.Platform), []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
+	subject := farm.PoolSubject(r.Platform)
+	if r.Pin != "" {
+		subject = farm.DeviceSubject(r.Pin)
+	}
+	if _, err := q.js.Publish(ctx, subject, []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
 		return r, fmt.Errorf("queue: queue run %s: %w", r.ID, err)
 	}
 	audit.Log(ctx, q.js, audit.Event{Kind: audit.RunQueued, Actor: r.By, Run: r.ID, State: Queued})
@@ -151,7 +162,7 @@ func (q *Queue) get(ctx context.Context, id string) (Run, uint64, error) {
 		return Run{}, 0, err
 	}
 	if !ok {
-		return Run{}, 0, fmt.Errorf("queue: no run %s (see apex farm runs)", id)
+		return Run{}, 0, fmt.Errorf("%w %s (see apex farm runs)", ErrNoRun, id)
 	}
 	var r Run
 	if err := json.Unmarshal(data, &r); err != nil {

@@ -66,7 +66,10 @@ func (q *Queue) Reap(ctx context.Context, leases *lease.Leaser, runs []Run, miss
 		if lost.RetriedBy != "" {
 			retry := Run{ID: lost.RetriedBy, Project: lost.Project, Name: lost.Name, Script: lost.Script, Labels: lost.Labels,
 				Platform: lost.Platform, Timeout: lost.Timeout, Retries: lost.Retries, Attempt: lost.Attempt + 1, RetryOf: lost.ID,
-				Avoid: append(slices.Clone(lost.Avoid), lost.Host), Reset: lost.Reset, By: lost.By}
+				Avoid: append(slices.Clone(lost.Avoid), lost.Host), Reset: lost.Reset, Apps: lost.Apps, Pin: lost.Pin, By: lost.By}
+			if lost.Pin != "" {
+				retry.Avoid = lost.Avoid // its device is on that host: wait for it to come back
+			}
 			if _, err := q.Submit(ctx, retry); err != nil {
 				errs = append(errs, err)
 			}

@@ -1,0 +1,34 @@
+package host
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apexagent/apex/farm/queue"
+)
+
+// fetchApps brings the artifacts run r installs into the host's cache; it
+// returns their files, kept until release.
+func (a *Agent) fetchApps(ctx context.Context, r queue.Run) (files []string, release func(), err error) {
+	var releases []func()
+	release = func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	for _, hash := range r.Apps {
+		info, err := a.artifacts.Resolve(ctx, r.Project, hash)
+		if err != nil {
+			release()
+			return nil, nil, fmt.Errorf("app %s: %w", hash, err)
+		}
+		path, rel, err := a.apps.Fetch(ctx, info.Hash, info.Kind)
+		if err != nil {
+			release()
+			return nil, nil, fmt.Errorf("app %s: %w", hash, err)
+		}
+		releases = append(releases, rel)
+		files = append(files, path)
+	}
+	return files, release, nil
+}
