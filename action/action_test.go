@@ -287,7 +287,7 @@ func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 }
 
 func TestSpaces(t *testing.T) {
-	common := []string{"Tap", "DoubleTap", "LongPress", "Input", "ClearInput", "Scroll", "Swipe", "DragAndDrop", "KeyboardPress", "Launch", "Terminate", "Sleep"}
+	common := []string{"Tap", "DoubleTap", "LongPress", "Input", "ClearInput", "Scroll", "Swipe", "DragAndDrop", "Pinch", "KeyboardPress", "Launch", "Terminate", "Sleep"}
 	tests := []struct {
 		p    device.Platform
 		want []string

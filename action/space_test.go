@@ -152,11 +152,13 @@ func TestSchemasAcceptTheirExamples(t *testing.T) {
 		"RecentApps":    {`{}`},
 		"PullGesture":   {`{"direction":"down"}`},
 		"AppSwitcher":   {`{}`},
+		"Pinch":         {`{"direction":"out"}`, `{"locate":"the map","direction":"in","distance":200,"duration":800}`},
 	}
 	rejects := []struct{ action, raw string }{
 		{"Tap", `{}`}, {"Tap", `{"locate":5}`}, {"Tap", `{"locate":{"txt":"a"}}`}, {"Tap", `{"locate":""}`},
 		{"Sleep", `{"ms":-1}`}, {"Sleep", `{"ms":1.5}`}, {"Scroll", `{"distance":"far"}`}, {"Scroll", `{"distance":0}`},
 		{"Input", `{"value":"x","mode":"wipe"}`}, {"Back", `{"x":1}`},
+		{"Pinch", `{"direction":"wide"}`}, {"Pinch", `{}`},
 	}
 	spaces := action.ForPlatform(device.Android).With(action.ForPlatform(device.IOS).Actions()...)
 	resolved := map[string]*jsonschema.Resolved{}
@@ -234,7 +236,7 @@ func TestBrief(t *testing.T) {
 func TestSpaceFindAndRun(t *testing.T) {
 	ios := action.ForPlatform(device.IOS)
 	_, err := ios.Find("RecentApps")
-	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher`
+	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, Pinch, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher`
 	if !errors.Is(err, action.ErrUnknownAction) || err.Error() != want {
 		t.Errorf("Find(RecentApps) on iOS = %v; want %s", err, want)
 	}
