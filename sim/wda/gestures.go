@@ -200,6 +200,12 @@ func (s *Server) actions(q *request) (any, error) {
 	if len(sources) == 0 {
 		return nil, errInvalidArgument("'actions' must not be empty")
 	}
+	return nil, s.perform(q, sources)
+}
+
+// perform runs input sources: their fingers' touches (a pinch when the
+// first two both move), typed keys and pauses, source by source.
+func (s *Server) perform(q *request, sources []actionSource) error {
 	fingers := map[int][]touch{} // by source index
 	var order []int              // the pointer sources, in order
 	for i, src := range sources {
@@ -207,11 +213,11 @@ func (s *Server) actions(q *request) (any, error) {
 			continue
 		}
 		if pt, _ := src.Parameters["pointerType"].(string); pt != "" && pt != "touch" && pt != "mouse" && pt != "pen" {
-			return nil, errInvalidArgument("actions[%d]: pointerType %q: use touch, mouse or pen", i, pt)
+			return errInvalidArgument("actions[%d]: pointerType %q: use touch, mouse or pen", i, pt)
 		}
 		ts, err := s.pointer(q, i, src.Actions)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fingers[i], order = ts, append(order, i)
 	}
@@ -219,7 +225,7 @@ func (s *Server) actions(q *request) (any, error) {
 		a, b := fingers[order[0]], fingers[order[1]]
 		if len(a) == 1 && len(b) == 1 && a[0].moved && b[0].moved {
 			if err := s.pinch(a[0], b[0]); err != nil {
-				return nil, err
+				return err
 			}
 			delete(fingers, order[0])
 			delete(fingers, order[1])
@@ -239,13 +245,13 @@ func (s *Server) actions(q *request) (any, error) {
 		case "none":
 			err = checkPauses(i, src.Actions)
 		default:
-			return nil, errInvalidArgument("actions[%d]: source type %q: use pointer, key or none", i, src.Type)
+			return errInvalidArgument("actions[%d]: source type %q: use pointer, key or none", i, src.Type)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 func dist(a, b point) float64 { return math.Hypot(a.x-b.x, a.y-b.y) }
