@@ -229,7 +229,7 @@ func (c *layoutCtx) field(v *view, e *Element, scope *evalScope, key string) {
 	v.bg = c.prim
 	v.tap = func() {
 		if !v.disabled {
-			a.focus = fk
+			a.setFocus(fk)
 			c.p.run(a, e.OnTap, scope)
 		}
 	}

@@ -238,9 +238,8 @@ func (p *Phone) key(L *screenLayout, code int) {
 	case KeycodeAppSwitch:
 		p.overview()
 	case KeycodeEscape:
-		if a.focus != "" {
-			a.focus = ""
-			p.changed()
+		if p.keyboardShown() {
+			p.hideIME(a)
 		}
 	case KeycodeDel:
 		if f := focusedField(L); f != nil {
@@ -289,7 +288,7 @@ func (p *Phone) focusNext(L *screenLayout) {
 			next = keys[i+1]
 		}
 	}
-	a.focus = next
+	a.setFocus(next)
 	p.changed()
 }
 
