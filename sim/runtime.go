@@ -24,9 +24,9 @@ type appRun struct {
 	// imeHidden: the focused field keeps its focus with the keyboard
 	// hidden (Android's BACK or ESCAPE), until it is tapped again.
 	imeHidden bool
-	scroll  map[string]int    // list or body key -> offset in px
-	popups  map[string]bool   // popups already shown this session
-	rnd     *rand.Rand
+	scroll    map[string]int  // list or body key -> offset in px
+	popups    map[string]bool // popups already shown this session
+	rnd       *rand.Rand
 }
 
 type screenRun struct {
