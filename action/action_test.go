@@ -287,7 +287,7 @@ func TestLookupIgnoresCaseAndSeparators(t *testing.T) {
 }
 
 func TestSpaces(t *testing.T) {
-	common := []string{"Tap", "DoubleTap", "LongPress", "Input", "ClearInput", "Scroll", "Swipe", "DragAndDrop", "KeyboardPress", "Launch", "Terminate", "Sleep"}
+	common := []string{"Tap", "DoubleTap", "LongPress", "Input", "ClearInput", "Scroll", "Swipe", "DragAndDrop", "Pinch", "KeyboardPress", "Launch", "Terminate", "Sleep"}
 	settings := []string{"SetAppearance", "SetLocale", "SetFontScale", "SetRotation", "SetLocation", "SetWiFi", "SetMobileData",
 		"SetAirplaneMode", "SetAnimations", "SetTimeZone", "SetBattery"}
 	tests := []struct {

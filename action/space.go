@@ -20,14 +20,14 @@ type Space struct {
 }
 
 var (
-	common  = newSpace("any", Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep)
+	common  = newSpace("any", Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, Pinch, KeyboardPress, Launch, Terminate, Sleep)
 	android = newSpace("android").with(common.actions...).with(Back, Home, RecentApps, PullGesture).with(settings...)
 	ios     = newSpace("ios").with(common.actions...).with(Back, Home, AppSwitcher).with(settings...)
 )
 
 // Common returns the actions every platform has: Tap, DoubleTap, LongPress,
-// Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch,
-// Terminate and Sleep.
+// Input, ClearInput, Scroll, Swipe, DragAndDrop, Pinch, KeyboardPress,
+// Launch, Terminate and Sleep.
 func Common() *Space { return common }
 
 // ForPlatform returns the actions of a platform: Common plus, on Android,

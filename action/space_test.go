@@ -163,6 +163,7 @@ func TestSchemasAcceptTheirExamples(t *testing.T) {
 		"SetAnimations":   {`{"on":false}`},
 		"SetTimeZone":     {`{"timeZone":"Europe/Berlin"}`},
 		"SetBattery":      {`{"level":15,"charging":true}`},
+		"Pinch":           {`{"direction":"out"}`, `{"locate":"the map","direction":"in","distance":200,"duration":800}`},
 	}
 	rejects := []struct{ action, raw string }{
 		{"Tap", `{}`}, {"Tap", `{"locate":5}`}, {"Tap", `{"locate":{"txt":"a"}}`}, {"Tap", `{"locate":""}`},
@@ -170,6 +171,7 @@ func TestSchemasAcceptTheirExamples(t *testing.T) {
 		{"Input", `{"value":"x","mode":"wipe"}`}, {"Back", `{"x":1}`},
 		{"SetAppearance", `{"appearance":"dim"}`}, {"SetFontScale", `{"scale":3}`}, {"SetLocation", `{"lat":91,"lon":0}`},
 		{"SetBattery", `{"level":101}`}, {"SetWiFi", `{}`},
+		{"Pinch", `{"direction":"wide"}`}, {"Pinch", `{}`},
 	}
 	spaces := action.ForPlatform(device.Android).With(action.ForPlatform(device.IOS).Actions()...)
 	resolved := map[string]*jsonschema.Resolved{}
@@ -247,7 +249,7 @@ func TestBrief(t *testing.T) {
 func TestSpaceFindAndRun(t *testing.T) {
 	ios := action.ForPlatform(device.IOS)
 	_, err := ios.Find("RecentApps")
-	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher, SetAppearance, SetLocale, SetFontScale, SetRotation, SetLocation, SetWiFi, SetMobileData, SetAirplaneMode, SetAnimations, SetTimeZone, SetBattery`
+	want := `unknown action "RecentApps" on this ios device: use one of Tap, DoubleTap, LongPress, Input, ClearInput, Scroll, Swipe, DragAndDrop, Pinch, KeyboardPress, Launch, Terminate, Sleep, Back, Home, AppSwitcher, SetAppearance, SetLocale, SetFontScale, SetRotation, SetLocation, SetWiFi, SetMobileData, SetAirplaneMode, SetAnimations, SetTimeZone, SetBattery`
 	if !errors.Is(err, action.ErrUnknownAction) || err.Error() != want {
 		t.Errorf("Find(RecentApps) on iOS = %v; want %s", err, want)
 	}

@@ -51,12 +51,8 @@ func TestMidsceneStepsOnSim(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	rt, err := agent.New(agent.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := fastOptions(openStore(t))
-	opts.FindTimeout, opts.AI, opts.Space = 2*time.Second, rt, space
+	opts := ruleOptions(t)
+	opts.FindTimeout, opts.Space = 2*time.Second, space
 	opts.Output = filepath.Join(t.TempDir(), "results.json")
 	res, err := Run(ctx, d, s, opts)
 	if err != nil {
@@ -66,7 +62,7 @@ func TestMidsceneStepsOnSim(t *testing.T) {
 	want := map[string]string{
 		"Launch scalar": "", "aiAct": "", "ai": "", "aiAction": "", "aiTap": "", "aiDoubleClick": "", "aiLongPress": "",
 		"aiHover": "no hover", "aiRightClick": "no hover, right click", "aiScroll": "", "aiKeyboardPress": "",
-		"aiInput": "", "aiClearInput": "", "aiDragAndDrop": "", "aiPinch": `unknown action "Pinch"`,
+		"aiInput": "", "aiClearInput": "", "aiDragAndDrop": "", "aiPinch": "",
 		"aiAssert": "", "aiWaitFor": "", "aiQuery": "needs a model", "aiBoolean": "needs a model", "aiNumber": "needs a model",
 		"aiString": "needs a model", "aiAsk": "needs a model", "aiLocate": "", "sleep": "",
 		"javascript": "page JavaScript", "runAdbShell": "", "RunAdbShell": "", "runWdaRequest": "needs an iPhone",
@@ -172,4 +168,64 @@ func TestRunWdaRequestOnSimIPhone(t *testing.T) {
 	if err != nil || len(steps) != 1 || !strings.Contains(string(steps[0].Result), `ready`) {
 		t.Errorf("the step recorded %+v (%v), want WDA's status answer", steps, err)
 	}
+}
+
+// aiPinch zooms the simulated Browser's page on both phones: Midscene's
+// step runs the Pinch action through each platform's driver.
+func TestMidscenePinchOnSim(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, IOS: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	src := `tasks:
+  - name: zoom
+    flow:
+      - launch: https://example.com/map
+      - aiPinch: the page
+        direction: out
+      - aiAssert: '"Page, zoom 200%" exists'
+      - aiPinch:
+          locate: the page
+          direction: in
+          distance: 1000
+      - aiAssert: '"Page, zoom 100%" exists'
+`
+	for _, dev := range l.Devices() {
+		t.Run(dev.Platform, func(t *testing.T) {
+			var d device.Driver
+			var err error
+			if dev.Platform == "ios" {
+				d, err = ios.Open(ctx, dev.URL, nil)
+			} else {
+				d, err = android.OpenDirect(ctx, dev.Addr, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			res, err := Run(ctx, d, load(t, src), ruleOptions(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != "passed" {
+				t.Fatalf("%s (%s)", res.Status, res.Reason)
+			}
+		})
+	}
+}
+
+// ruleOptions are fastOptions with the agent that needs no model: ai*
+// steps in the controlled language run by rule.
+func ruleOptions(t *testing.T) *Options {
+	t.Helper()
+	rt, err := agent.New(agent.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := fastOptions(openStore(t))
+	opts.AI = rt
+	return opts
 }

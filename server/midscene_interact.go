@@ -39,8 +39,8 @@ func (m MidsceneInteract) action() (string, json.RawMessage, error) {
 	p := map[string]any{}
 	at := point(m.X, m.Y)
 	name := m.ActionType
-	need := func(v any, what string) error {
-		if v == nil {
+	need := func(ok bool, what string) error {
+		if !ok {
 			return errorf(http.StatusBadRequest, "%s needs %s", m.ActionType, what)
 		}
 		return nil
@@ -48,7 +48,7 @@ func (m MidsceneInteract) action() (string, json.RawMessage, error) {
 	var err error
 	switch strings.ToLower(m.ActionType) {
 	case "tap", "doubleclick", "longpress":
-		err = need(at, "x and y")
+		err = need(at != nil, "x and y")
 		p["locate"] = at
 		if strings.EqualFold(name, "doubleclick") {
 			name = "DoubleTap"
@@ -57,8 +57,8 @@ func (m MidsceneInteract) action() (string, json.RawMessage, error) {
 		return "", nil, errorf(http.StatusNotFound, "%s needs a mouse; a phone has none: use Tap or LongPress", m.ActionType)
 	case "swipe", "draganddrop":
 		end := point(m.EndX, m.EndY)
-		if err = need(at, "x and y"); err == nil {
-			err = need(end, "endX and endY")
+		if err = need(at != nil, "x and y"); err == nil {
+			err = need(end != nil, "endX and endY")
 		}
 		p["from"], p["to"] = at, end
 	case "scroll":
@@ -71,8 +71,17 @@ func (m MidsceneInteract) action() (string, json.RawMessage, error) {
 		if at != nil {
 			p["locate"] = at
 		}
+	case "pinch":
+		err = need(at != nil, "x and y")
+		p["locate"], p["direction"] = at, m.Direction
+		if m.Distance != nil {
+			p["distance"] = int(*m.Distance)
+		}
+		if m.Duration != nil {
+			p["duration"] = int(*m.Duration)
+		}
 	case "keyboardpress":
-		err = need(nilIfEmpty(m.KeyName), "keyName")
+		err = need(m.KeyName != "", "keyName")
 		p["keyName"] = m.KeyName
 		if at != nil {
 			p["locate"] = at
@@ -94,11 +103,4 @@ func (m MidsceneInteract) action() (string, json.RawMessage, error) {
 		return "", nil, fmt.Errorf("interact params: %w", jerr)
 	}
 	return name, b, nil
-}
-
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

@@ -126,7 +126,7 @@ func (p *Phone) do(a *appRun, act *Action, s *evalScope, depth int) error {
 		}
 		p.launch(act.Launch)
 	case act.Focus != "":
-		a.focus = a.fieldKey(act.Focus)
+		a.setFocus(a.fieldKey(act.Focus))
 	case act.Log != "":
 		p.logcat.add(a.pid, "I", a.tag(), render(act.Log, s))
 	case act.If != "":

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"image"
+	"math"
 	"strings"
 )
 
@@ -82,6 +83,13 @@ func (c *layoutCtx) element(e *Element, r image.Rectangle, scope *evalScope, key
 		v.lines = []string{render(e.Text, scope)}
 		v.tap = onTap(e.OnTap)
 		v.clickable = v.tap != nil
+		if e.Bind != "" {
+			v.pinch = func(ratio float64) {
+				z := min(max(toNum(a.read(e.Bind, scope))*ratio, MinZoom), MaxZoom)
+				_ = a.assign(e.Bind, math.Round(z*100)/100, scope)
+				c.p.run(a, e.OnChange, scope)
+			}
+		}
 	case KindField:
 		c.field(v, e, scope, key)
 	case KindCheckbox, KindSwitch:
@@ -221,7 +229,7 @@ func (c *layoutCtx) field(v *view, e *Element, scope *evalScope, key string) {
 	v.bg = c.prim
 	v.tap = func() {
 		if !v.disabled {
-			a.focus = fk
+			a.setFocus(fk)
 			c.p.run(a, e.OnTap, scope)
 		}
 	}

@@ -60,6 +60,36 @@ func (p *Phone) Swipe(x1, y1, x2, y2 int, d time.Duration) {
 	p.changed()
 }
 
+// The zoom an image with bind stays within.
+const (
+	MinZoom = 1.0
+	MaxZoom = 10.0
+)
+
+// Pinch is a two-finger gesture centred on (cx, cy): the fingers start
+// fromDist pixels apart and end toDist apart, over d. An image with bind
+// under the centre zooms by toDist/fromDist (apart zooms in), within
+// MinZoom and MaxZoom; elsewhere nothing happens, as in an app that does
+// not zoom.
+func (p *Phone) Pinch(cx, cy, fromDist, toDist int, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.awake || p.locked || fromDist <= 0 || toDist <= 0 {
+		return
+	}
+	L := p.layout()
+	root := L.app
+	if L.dialog != nil {
+		root = L.dialog
+	}
+	v := root.hit(cx, cy, func(v *view) bool { return v.pinch != nil })
+	if v == nil {
+		return
+	}
+	v.pinch(float64(toDist) / float64(fromDist))
+	p.changed()
+}
+
 func (p *Phone) tap(x, y int, long bool) {
 	if !p.awake || p.locked {
 		return
@@ -208,9 +238,8 @@ func (p *Phone) key(L *screenLayout, code int) {
 	case KeycodeAppSwitch:
 		p.overview()
 	case KeycodeEscape:
-		if a.focus != "" {
-			a.focus = ""
-			p.changed()
+		if p.keyboardShown() {
+			p.hideIME(a)
 		}
 	case KeycodeDel:
 		if f := focusedField(L); f != nil {
@@ -259,7 +288,7 @@ func (p *Phone) focusNext(L *screenLayout) {
 			next = keys[i+1]
 		}
 	}
-	a.focus = next
+	a.setFocus(next)
 	p.changed()
 }
 

@@ -120,17 +120,20 @@ func (p *Phone) back() {
 		p.changed()
 		return
 	}
+	if p.keyboardShown() {
+		p.hideIME(a)
+		return
+	}
 	switch {
-	case a.focus != "":
-		a.focus = ""
 	case a.dialog != nil:
 		if a.dialog.spec.Cancel {
-			a.dialog = nil
+			a.dialog, a.focus = nil, ""
 		}
 	case len(a.stack) > 1:
-		a.stack = a.stack[:len(a.stack)-1]
+		a.stack, a.focus = a.stack[:len(a.stack)-1], ""
 		a.scroll = map[string]int{}
 	case p.fg != Launcher:
+		a.focus = ""
 		// The root activity finishes; the process lingers but a later launch
 		// starts from the first screen, as Android does after BACK.
 		a.stack = nil

@@ -369,7 +369,19 @@ func (p *Phone) KeyboardShown() bool {
 
 func (p *Phone) keyboardShown() bool {
 	a := p.apps[p.fg]
-	return p.awake && !p.locked && a != nil && a.focus != ""
+	return p.awake && !p.locked && a != nil && a.focus != "" && !a.imeHidden
+}
+
+// hideIME hides the keyboard: on Android the field keeps its focus (the
+// dump still says focused, typing still goes there), as the IME window
+// closes but the view stays focused; an iPhone's field resigns.
+func (p *Phone) hideIME(a *appRun) {
+	if p.ios {
+		a.focus = ""
+	} else {
+		a.imeHidden = true
+	}
+	p.changed()
 }
 
 // Foreground returns the package and activity on screen.

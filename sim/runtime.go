@@ -21,9 +21,12 @@ type appRun struct {
 	dialog  *dialogRun
 	fields  map[string]string // text of fields without a bind, by key
 	focus   string            // key of the focused field
-	scroll  map[string]int    // list or body key -> offset in px
-	popups  map[string]bool   // popups already shown this session
-	rnd     *rand.Rand
+	// imeHidden: the focused field keeps its focus with the keyboard
+	// hidden (Android's BACK or ESCAPE), until it is tapped again.
+	imeHidden bool
+	scroll    map[string]int  // list or body key -> offset in px
+	popups    map[string]bool // popups already shown this session
+	rnd       *rand.Rand
 }
 
 type screenRun struct {
@@ -217,4 +220,9 @@ func sameItem(a, b any) bool {
 		return false
 	}
 	return equal(a, b)
+}
+
+// setFocus focuses the field with key, and shows the keyboard for it.
+func (a *appRun) setFocus(key string) {
+	a.focus, a.imeHidden = key, false
 }

@@ -28,6 +28,9 @@ type view struct {
 
 	tap       func()
 	longPress func()
+	// pinch zooms the view by the ratio of the fingers' end span to their
+	// start span (an image with bind).
+	pinch     func(ratio float64)
 	field     *fieldRef
 	scrollKey string // lists and scrolling bodies
 	scrollMax int    // how far scrollKey may scroll

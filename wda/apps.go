@@ -52,6 +52,12 @@ func (c *Client) LaunchApp(ctx context.Context, bundleID string, args []string, 
 	return err
 }
 
+// OpenURL opens a URL in the app that handles its scheme (POST /url):
+// Safari for http and https, an app for its own scheme.
+func (c *Client) OpenURL(ctx context.Context, url string) error {
+	return c.spost(ctx, "/url", map[string]string{"url": url}, nil)
+}
+
 // ActivateApp brings a running app to the foreground (launching it if
 // needed).
 func (c *Client) ActivateApp(ctx context.Context, bundleID string) error {

@@ -3,6 +3,7 @@ package wda
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -52,12 +53,33 @@ func Pause(d time.Duration) PointerAction {
 
 // Touch performs one finger's W3C actions (POST /actions).
 func (c *Client) Touch(ctx context.Context, steps ...PointerAction) error {
-	body := map[string]any{"actions": []any{map[string]any{
-		"type": "pointer", "id": "finger1",
-		"parameters": map[string]string{"pointerType": "touch"},
-		"actions":    steps,
-	}}}
-	return c.spost(ctx, "/actions", body, nil)
+	return c.Fingers(ctx, steps)
+}
+
+// Fingers performs several fingers' W3C actions at once (POST /actions),
+// one touch pointer source per finger: XCTest moves them together, tick by
+// tick, so two fingers whose moves line up pinch.
+func (c *Client) Fingers(ctx context.Context, fingers ...[]PointerAction) error {
+	sources := make([]any, len(fingers))
+	for i, steps := range fingers {
+		sources[i] = map[string]any{
+			"type": "pointer", "id": fmt.Sprintf("finger%d", i+1),
+			"parameters": map[string]string{"pointerType": "touch"},
+			"actions":    steps,
+		}
+	}
+	return c.spost(ctx, "/actions", map[string]any{"actions": sources}, nil)
+}
+
+// Pinch puts two fingers down on either side of center on a horizontal
+// line, from apart (points between them), and moves them to `to` apart
+// over d: apart zooms in, together zooms out.
+func (c *Client) Pinch(ctx context.Context, center Point, from, to float64, d time.Duration) error {
+	finger := func(side float64) []PointerAction {
+		at := func(span float64) Point { return Point{X: center.X + side*span/2, Y: center.Y} }
+		return []PointerAction{Move(at(from), 0), Down(), Pause(50 * time.Millisecond), Move(at(to), d), Up()}
+	}
+	return c.Fingers(ctx, finger(-1), finger(1))
 }
 
 // Swipe drags a finger from one point to another over d.

@@ -24,6 +24,8 @@ type Call struct {
 	Text     string
 	Key      device.Key
 	App      string
+	// Span and ToSpan are a pinch's distances between the fingers.
+	Span, ToSpan int
 }
 
 func (c Call) String() string {
@@ -40,6 +42,8 @@ func (c Call) String() string {
 		return "PressKey(" + string(c.Key) + ")"
 	case "LaunchApp", "TerminateApp":
 		return c.Op + "(" + c.App + ")"
+	case "Pinch":
+		return fmt.Sprintf("Pinch(%d,%d %d→%d %v)", c.Point.X, c.Point.Y, c.Span, c.ToSpan, c.Duration)
 	}
 	return c.Op + "()"
 }
@@ -153,6 +157,16 @@ var _ action.TextClearer = ClearingDriver{}
 // ClearText records a "ClearText" call.
 func (d ClearingDriver) ClearText(ctx context.Context) error {
 	return d.record(ctx, Call{Op: "ClearText"})
+}
+
+// PinchingDriver is a Driver that also implements action.Pincher.
+type PinchingDriver struct{ *Driver }
+
+var _ action.Pincher = PinchingDriver{}
+
+// Pinch records a "Pinch" call.
+func (d PinchingDriver) Pinch(ctx context.Context, center device.Point, from, to int, dur time.Duration) error {
+	return d.record(ctx, Call{Op: "Pinch", Point: center, Span: from, ToSpan: to, Duration: dur})
 }
 
 // Resolver finds a locator by the first of its Prompt, Text, ID or Desc that

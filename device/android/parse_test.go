@@ -187,3 +187,46 @@ func FuzzParseDeviceOutput(f *testing.F) {
 		extractHierarchy([]byte(s))
 	})
 }
+
+// A phone's `getevent -pl` lists buttons before the panel, whose axes need
+// not match the display's pixels.
+const geteventPixel = `add device 1: /dev/input/event3
+  name:     "gpio-keys"
+  events:
+    KEY (0001): KEY_VOLUMEDOWN        KEY_VOLUMEUP          KEY_POWER
+  input props:
+    <none>
+add device 2: /dev/input/event2
+  name:     "fts"
+  events:
+    KEY (0001): KEY_WAKEUP            BTN_TOOL_FINGER       BTN_TOUCH
+    ABS (0003): ABS_MT_SLOT           : value 0, min 0, max 9, fuzz 0, flat 0, resolution 0
+                ABS_MT_TOUCH_MAJOR    : value 0, min 0, max 1440, fuzz 0, flat 0, resolution 0
+                ABS_MT_POSITION_X     : value 0, min 0, max 1439, fuzz 0, flat 0, resolution 0
+                ABS_MT_POSITION_Y     : value 0, min 0, max 3119, fuzz 0, flat 0, resolution 0
+                ABS_MT_TRACKING_ID    : value 0, min 0, max 65535, fuzz 0, flat 0, resolution 0
+                ABS_MT_PRESSURE       : value 0, min 0, max 127, fuzz 0, flat 0, resolution 0
+  input props:
+    INPUT_PROP_DIRECT
+@@rotation
+      SurfaceOrientation: 1
+`
+
+func TestParsePanel(t *testing.T) {
+	p, rot, err := parsePanel(geteventPixel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := touchPanel{path: "/dev/input/event2", maxX: 1439, maxY: 3119, maxID: 65535, pressure: true, major: true}
+	if diff := cmp.Diff(want, p, cmp.AllowUnexported(touchPanel{})); diff != "" || rot != 1 {
+		t.Errorf("parsePanel (-want +got):\n%s\nrotation %d, want 1", diff, rot)
+	}
+	// A 720x1560 display on that panel, turned: its landscape top-left is
+	// the panel's bottom-left.
+	if x, y := p.toPanel(0, 0, 720, 1560, 1); x != 1438 || y != 0 {
+		t.Errorf("toPanel(0, 0) turned = %d, %d; want 1438, 0", x, y)
+	}
+	if _, _, err := parsePanel("add device 1: /dev/input/event0\n  name: \"gpio-keys\"\n@@rotation\n"); !errors.Is(err, device.ErrUnsupported) {
+		t.Errorf("no panel: %v, want device.ErrUnsupported", err)
+	}
+}

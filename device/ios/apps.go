@@ -2,13 +2,21 @@ package ios
 
 import (
 	"context"
+	"strings"
 
 	"github.com/apexagent/apex/wda"
 )
 
 // LaunchApp starts an app by bundle id and brings it to the foreground; an
-// app that is not installed fails with device.ErrNotFound.
+// app that is not installed fails with device.ErrNotFound. A URL
+// (https://…, or an app's own scheme) opens in the app that handles it,
+// through WebDriverAgent's /url as Safari's address bar would.
 func (d *Driver) LaunchApp(ctx context.Context, app string) error {
+	if strings.Contains(app, "://") {
+		return d.call(ctx, "open "+app, true, 2*d.opts.Timeout, func(ctx context.Context) error {
+			return d.c.OpenURL(ctx, app)
+		})
+	}
 	return d.call(ctx, "launch "+app, true, 2*d.opts.Timeout, func(ctx context.Context) error {
 		return d.c.LaunchApp(ctx, app, nil, nil)
 	})

@@ -214,3 +214,20 @@ func (d *Driver) Drag(ctx context.Context, from, to device.Point, dur time.Durat
 		return d.c.Drag(ctx, a, b, liftHold, dur)
 	})
 }
+
+// Pinch puts two fingers on a horizontal line through center, from pixels
+// apart, and moves them to `to` apart over dur (default 500 ms), as one
+// W3C action with two touch pointers: apart zooms in, together zooms out.
+func (d *Driver) Pinch(ctx context.Context, center device.Point, from, to int, dur time.Duration) error {
+	if dur <= 0 {
+		dur = 500 * time.Millisecond
+	}
+	return d.call(ctx, "pinch", false, d.opts.Timeout+dur, func(ctx context.Context) error {
+		s, err := d.pixelsPerPoint(ctx)
+		if err != nil {
+			return err
+		}
+		c := wda.Point{X: float64(center.X) / s, Y: float64(center.Y) / s}
+		return d.c.Pinch(ctx, c, float64(from)/s, float64(to)/s, dur)
+	})
+}

@@ -86,6 +86,8 @@ func TestRealADBFidelity(t *testing.T) {
 		{"settings put system user_x 5; settings list system; settings delete system user_x; settings delete system user_x; settings get system user_x", `^user_x=5\nDeleted 1 rows\nDeleted 0 rows\nnull\n$`, 0, ""},
 		{"screencap -p -d 0 /sdcard/a.png && screencap -p -d null /sdcard/b.png && ls /sdcard/a.png /sdcard/b.png", `^/sdcard/a.png\n/sdcard/b.png\n$`, 0, ""},
 		{"screencap -p -d 7", `^$`, 1, "Display ID 7 is not valid"},
+		{"getevent -pl | grep -E 'add device|name:|ABS_MT_POSITION'", `^add device 1: /dev/input/event1\n\s+name:\s+"apex_touchscreen"\n\s+ABS_MT_POSITION_X\s+: value 0, min 0, max 4095[^\n]*\n\s+ABS_MT_POSITION_Y\s+: value 0, min 0, max 4095[^\n]*\nadd device 2: /dev/input/event0\n\s+name:\s+"gpio-keys"\n$`, 0, ""},
+		{"sendevent /dev/input/event9 0 0 0", `^$`, 1, "could not open /dev/input/event9"},
 		{"ime set com.android.adbkeyboard/.AdbIME && dumpsys input_method | grep mCurMethodId", `^Input method com.android.adbkeyboard/.AdbIME selected for user #0\n\s+mCurMethodId=com.android.adbkeyboard/.AdbIME\n$`, 0, ""},
 	}
 	for _, tc := range shell {

@@ -55,6 +55,7 @@ type Server struct {
 	sessions    map[int]map[string][]byte
 	nextSession int
 	touch       *touchDown         // `input motionevent DOWN` not yet lifted
+	panel       *panel             // the touch device's events (sendevent)
 	appops      map[string]string  // "pkg/OP" -> mode set by `appops set`
 	reverses    map[string]reverse // `adb reverse` rules by device-side spec
 }

@@ -46,6 +46,36 @@ func TestAndroidFidelity(t *testing.T) {
 		}
 	})
 
+	t.Run("hiding the keyboard keeps the field's focus", func(t *testing.T) {
+		for _, hide := range []string{"KEYCODE_BACK", "KEYCODE_ESCAPE"} {
+			shellOK(t, adb, serial, "am force-stop com.apex.login; am start -W -n com.apex.login/.LoginActivity")
+			tapText(t, adb, serial, "Username")
+			shellOK(t, adb, serial, "input keyevent "+hide)
+			if out := shellOK(t, adb, serial, "dumpsys input_method | grep mInputShown"); !strings.Contains(out, "mInputShown=false") {
+				t.Fatalf("%s: the keyboard is still up: %q", hide, out)
+			}
+			shellOK(t, adb, serial, "uiautomator dump /sdcard/ui.xml")
+			if out := shellOK(t, adb, serial, "grep -o 'resource-id=\"com.apex.login:id/username\"[^>]*focused=\"true\"' /sdcard/ui.xml"); out == "" {
+				t.Fatalf("%s: the username field lost its focus", hide)
+			}
+			shellOK(t, adb, serial, "input text kept")
+			if st, _ := d.Phone.State("com.apex.login"); st["username"] != "kept" {
+				t.Fatalf("%s: typing with the keyboard hidden gave username %q; want it in the focused field", hide, st["username"])
+			}
+			if fg, _ := d.Phone.Foreground(); fg != "com.apex.login" {
+				t.Fatalf("%s: hiding the keyboard left the app (%s in front)", hide, fg)
+			}
+			tapText(t, adb, serial, "kept")
+			if out := shellOK(t, adb, serial, "dumpsys input_method | grep mInputShown"); !strings.Contains(out, "mInputShown=true") {
+				t.Fatalf("%s: tapping the field again did not bring the keyboard back: %q", hide, out)
+			}
+		}
+		shellOK(t, adb, serial, "input keyevent 4; input keyevent 4")
+		if fg, _ := d.Phone.Foreground(); fg == "com.apex.login" {
+			t.Fatal("BACK after the keyboard is hidden should leave the login screen")
+		}
+	})
+
 	t.Run("pm clear resets the app to its initial state", func(t *testing.T) {
 		shellOK(t, adb, serial, "am start -W -n com.apex.login/.LoginActivity")
 		tapText(t, adb, serial, "Remember me")

@@ -31,7 +31,9 @@ type Options struct {
 	// scans them and would list a device there twice.
 	PortBase int
 	// WDAPortBase is the first WebDriverAgent port; iPhone i listens on
-	// WDAPortBase+i. 0 picks free ports.
+	// WDAPortBase+i, and its MJPEG server on WDAPortBase+1000+i (8100 and
+	// 9100 for the first, WebDriverAgent's own defaults). 0 picks free
+	// ports.
 	WDAPortBase int
 	// StateAddr is where the HTTP state endpoint listens ("" = none,
 	// "127.0.0.1:0" = a free port). Only loopback addresses are accepted.
@@ -65,6 +67,7 @@ type Device struct {
 	Addr     string // the adbd or WebDriverAgent TCP address
 	Platform string // "android" or "ios"
 	URL      string // iOS: the WebDriverAgent base URL, http://127.0.0.1:PORT
+	MJPEGURL string // iOS: the MJPEG stream of the screen, http://127.0.0.1:PORT
 	Phone    *sim.Phone
 	server   *adbd.Server
 	wda      *wda.Server
@@ -200,14 +203,28 @@ func startIPhone(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*D
 		ln.Close()
 		return nil, fmt.Errorf("lab: iPhone %d: %w", i+1, err)
 	}
-	srv := wda.NewServer(phone, &wda.Options{Log: log.With("device", serial)})
+	mjpegAddr := "127.0.0.1:0"
+	if opts.WDAPortBase > 0 {
+		mjpegAddr = "127.0.0.1:" + strconv.Itoa(opts.WDAPortBase+1000+i)
+	}
+	mln, err := net.Listen("tcp", mjpegAddr)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("lab: iPhone %d: MJPEG server: listen on %s: %w (is another `apex sim` running? try another --wda-port-base)", i+1, mjpegAddr, err)
+	}
+	srv := wda.NewServer(phone, &wda.Options{Log: log.With("device", serial), MJPEGPort: mln.Addr().(*net.TCPAddr).Port})
 	go func() {
 		if err := srv.Serve(ln); err != nil {
 			log.Error("lab: WebDriverAgent stopped serving", "device", serial, "err", err)
 		}
 	}()
-	return &Device{Serial: serial, Addr: serial, Platform: sim.PlatformIOS, URL: "http://" + serial, Phone: phone, wda: srv,
-		done: make(chan struct{})}, nil
+	go func() {
+		if err := srv.ServeMJPEG(mln); err != nil {
+			log.Error("lab: the MJPEG server stopped serving", "device", serial, "err", err)
+		}
+	}()
+	return &Device{Serial: serial, Addr: serial, Platform: sim.PlatformIOS, URL: "http://" + serial, MJPEGURL: "http://" + mln.Addr().String(),
+		Phone: phone, wda: srv, done: make(chan struct{})}, nil
 }
 
 // Devices returns the lab's devices in start order (stopped ones included).

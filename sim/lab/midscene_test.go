@@ -131,4 +131,37 @@ func TestMidsceneAndroidDevice(t *testing.T) {
 		t.Fatalf("keyboardPress('a') typed %q", got)
 	}
 	reply(nil)
+	m = next("hid the keyboard")
+	focused := find(dump(t, adb, serial).Root, "a")
+	if m["hid"] != true || d.Phone.KeyboardShown() || focused == nil || !focused.Focused {
+		t.Fatalf("hideKeyboard: said %v, keyboard up %v, the field %+v (it keeps its focus)", m["hid"], d.Phone.KeyboardShown(), focused)
+	}
+	reply(nil)
+	next("back")
+	if fg, _ := d.Phone.Foreground(); fg == "com.apex.login" {
+		t.Fatal("back() after the keyboard was hidden stayed on the login screen")
+	}
+	reply(nil)
+	next("launched the map")
+	page := find(dump(t, adb, serial).Root, "Page, zoom 100%")
+	if page == nil {
+		t.Fatal("no page in the Browser")
+	}
+	px, py := page.Bounds.Center()
+	reply(map[string]int{"x": px, "y": py, "width": w})
+	next("pinched")
+	if st, _ := d.Phone.State("com.android.browser"); st["zoom"] != 2.0 {
+		t.Fatalf("Pinch out: zoom %v, want 2", st["zoom"])
+	}
+	reply(nil)
+	next("home")
+	if fg, _ := d.Phone.Foreground(); fg != "com.apex.launcher" {
+		t.Fatalf("home(): %s in front", fg)
+	}
+	reply(nil)
+	next("recent apps")
+	if find(dump(t, adb, serial).Root, "Clear all") == nil {
+		t.Fatal("recentApps() did not open the overview")
+	}
+	reply(nil)
 }

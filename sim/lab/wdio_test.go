@@ -20,23 +20,7 @@ func TestWebdriverIO(t *testing.T) {
 	node, script := npmClient(t, "webdriverio", "wdio-client.mjs")
 	l := startLab(t, Options{IOS: 1, Seed: 1})
 	d := l.Devices()[0]
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, d.URL)
-	cmd.Dir = filepath.Dir(script)
-	out, err := cmd.Output()
-	if err != nil {
-		stderr := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = string(ee.Stderr)
-		}
-		t.Fatalf("webdriverio client: %v\n%s\n%s", err, out, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	var got map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-		t.Fatalf("client output %q: %v", out, err)
-	}
+	got := runWdio(t, node, script, d.URL)
 	want := map[string]any{
 		"swiped": true, "scrolled": true,
 		"byAccessibilityId": 1.0, "byPredicate": 1.0, "byClassChain": 1.0, "byXPath": 1.0,
@@ -51,4 +35,47 @@ func TestWebdriverIO(t *testing.T) {
 	if st, _ := d.Phone.State("com.apex.login"); st["username"] != "demo" {
 		t.Errorf("login username = %v", st["username"])
 	}
+}
+
+// TestWebdriverIOGestures sends WebDriverAgent's gesture endpoints from
+// webdriverio: element swipe, scroll and pinch, /wda/touch/perform and
+// its multi-finger form, W3C actions with two pointers, a URL opened with
+// browser.url (/url), and reads the MJPEG server /appium/settings names.
+func TestWebdriverIOGestures(t *testing.T) {
+	node, script := npmClient(t, "webdriverio", "wdio-gestures-client.mjs")
+	l := startLab(t, Options{IOS: 1, Seed: 1})
+	d := l.Devices()[0]
+	got := runWdio(t, node, script, d.URL)
+	want := map[string]any{
+		"elementSwipe": true, "elementScroll": true, "touchPerform": true, "url": true,
+		"elementPinch": "Page, zoom 200%", "multiTouchPerform": "Page, zoom 600%", "twoPointerActions": "Page, zoom 200%",
+		"mjpeg": []any{"multipart/x-mixed-replace; boundary=--BoundaryString", true, true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("webdriverio saw (-want +got):\n%s", diff)
+	}
+}
+
+// runWdio runs a webdriverio client script against a WebDriverAgent URL
+// and returns the JSON object it prints last.
+func runWdio(t *testing.T, node, script, url string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, url)
+	cmd.Dir = filepath.Dir(script)
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("webdriverio client: %v\n%s\n%s", err, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	return got
 }

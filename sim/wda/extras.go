@@ -71,6 +71,9 @@ func (s *Server) settings(q *request) (any, error) {
 	defer s.mu.Unlock()
 	out := maps.Clone(defaultSettings)
 	maps.Copy(out, s.appium)
+	if s.mjpegPort != 0 {
+		out["mjpegServerPort"] = s.mjpegPort
+	}
 	return out, nil
 }
 
@@ -79,6 +82,13 @@ func (s *Server) updateSettings(q *request) (any, error) {
 	if raw, ok := q.body["settings"]; !ok || json.Unmarshal(raw, &v) != nil || v == nil {
 		return nil, errInvalidArgument("'settings' must be an object")
 	}
+	s.mu.Lock()
+	port := s.mjpegPort
+	s.mu.Unlock()
+	if p, ok := v["mjpegServerPort"]; ok && p != float64(port) {
+		return nil, errInvalidArgument("mjpegServerPort is %d, fixed when WebDriverAgent starts (its MJPEG_SERVER_PORT): read it, do not set it", port)
+	}
+	delete(v, "mjpegServerPort")
 	s.mu.Lock()
 	maps.Copy(s.appium, v)
 	s.mu.Unlock()

@@ -184,9 +184,10 @@ type actionItem struct {
 
 // actions answers POST /actions: each pointer's down–moves–up becomes a
 // tap, a long press (still for sim.LongPressTimeout or more) or a swipe
-// or drag from the down point to the up point over the time between.
-// Key sources type their keyDown values. Pauses count towards the held
-// time; the gesture is applied at once, without waiting them out.
+// or drag from the down point to the up point over the time between; two
+// pointers that both move between down and up are a pinch. Key sources
+// type their keyDown values. Pauses count towards the held time; the
+// gesture is applied at once, without waiting them out.
 func (s *Server) actions(q *request) (any, error) {
 	raw, ok := q.body["actions"]
 	if !ok {
@@ -199,26 +200,105 @@ func (s *Server) actions(q *request) (any, error) {
 	if len(sources) == 0 {
 		return nil, errInvalidArgument("'actions' must not be empty")
 	}
+	return nil, s.perform(q, sources)
+}
+
+// perform runs input sources: their fingers' touches (a pinch when the
+// first two both move), typed keys and pauses, source by source.
+func (s *Server) perform(q *request, sources []actionSource) error {
+	fingers := map[int][]touch{} // by source index
+	var order []int              // the pointer sources, in order
+	for i, src := range sources {
+		if src.Type != "pointer" {
+			continue
+		}
+		if pt, _ := src.Parameters["pointerType"].(string); pt != "" && pt != "touch" && pt != "mouse" && pt != "pen" {
+			return errInvalidArgument("actions[%d]: pointerType %q: use touch, mouse or pen", i, pt)
+		}
+		ts, err := s.pointer(q, i, src.Actions)
+		if err != nil {
+			return err
+		}
+		fingers[i], order = ts, append(order, i)
+	}
+	if len(order) >= 2 {
+		a, b := fingers[order[0]], fingers[order[1]]
+		if len(a) == 1 && len(b) == 1 && a[0].moved && b[0].moved {
+			if err := s.pinch(a[0], b[0]); err != nil {
+				return err
+			}
+			delete(fingers, order[0])
+			delete(fingers, order[1])
+		}
+	}
 	for i, src := range sources {
 		var err error
 		switch src.Type {
 		case "pointer":
-			if pt, _ := src.Parameters["pointerType"].(string); pt != "" && pt != "touch" && pt != "mouse" && pt != "pen" {
-				return nil, errInvalidArgument("actions[%d]: pointerType %q: use touch, mouse or pen", i, pt)
+			for _, t := range fingers[i] {
+				if err = s.release(t); err != nil {
+					break
+				}
 			}
-			err = s.pointer(q, i, src.Actions)
 		case "key":
 			err = s.keyActions(i, src.Actions)
 		case "none":
 			err = checkPauses(i, src.Actions)
 		default:
-			return nil, errInvalidArgument("actions[%d]: source type %q: use pointer, key or none", i, src.Type)
+			return errInvalidArgument("actions[%d]: source type %q: use pointer, key or none", i, src.Type)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return nil, nil
+	return nil
+}
+
+func dist(a, b point) float64 { return math.Hypot(a.x-b.x, a.y-b.y) }
+
+// pinch delivers two fingers that moved at once: centred between where
+// they went down, from the span between them then to the span at the end.
+func (s *Server) pinch(a, b touch) error {
+	return s.pinchAt(point{(a.from.x + b.from.x) / 2, (a.from.y + b.from.y) / 2}, dist(a.from, b.from), dist(a.to, b.to), max(a.held, b.held))
+}
+
+// pinchAt zooms with two fingers centred on c, from fromDist points apart
+// to toDist apart, over d.
+func (s *Server) pinchAt(c point, fromDist, toDist float64, d time.Duration) error {
+	if err := s.checkPoint(c); err != nil {
+		return err
+	}
+	if s.px(fromDist) <= 0 || s.px(toDist) <= 0 {
+		return nil // the fingers met: no span to scale
+	}
+	s.phone.Pinch(s.px(c.x), s.px(c.y), s.px(fromDist), s.px(toDist), d)
+	return nil
+}
+
+// touch is one finger's down–up: where it went down and came up, how long
+// it was held, and for how long it rested before lifting.
+type touch struct {
+	from, to    point
+	held, still time.Duration
+	moved       bool
+}
+
+// release delivers a lifted finger's touch to the phone.
+func (s *Server) release(t touch) error {
+	if !t.moved {
+		if t.held >= sim.LongPressTimeout {
+			return s.press(t.to, t.held)
+		}
+		return s.tapAt(t.to)
+	}
+	if s.appSwitcherGesture(t.from, t.to, t.still) {
+		if err := s.checkPoint(t.to); err != nil {
+			return err
+		}
+		s.phone.KeyEvent(sim.KeycodeAppSwitch)
+		return nil
+	}
+	return s.swipe(t.from, t.to, t.held)
 }
 
 func decodeItems(i int, raws []json.RawMessage) ([]actionItem, error) {
@@ -254,78 +334,62 @@ func ms(d *float64) time.Duration {
 	return time.Duration(*d * float64(time.Millisecond))
 }
 
-func (s *Server) pointer(q *request, i int, raws []json.RawMessage) error {
+// pointer reads one pointer source's actions into the touches it makes.
+func (s *Server) pointer(q *request, i int, raws []json.RawMessage) ([]touch, error) {
 	items, err := decodeItems(i, raws)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var pos, from point
-	down, moved := false, false
-	var held, still time.Duration // since down; since the last move
-	release := func() error {
-		down = false
-		if !moved {
-			if held >= sim.LongPressTimeout {
-				return s.press(pos, held)
-			}
-			return s.tapAt(pos)
-		}
-		if s.appSwitcherGesture(from, pos, still) {
-			if err := s.checkPoint(pos); err != nil {
-				return err
-			}
-			s.phone.KeyEvent(sim.KeycodeAppSwitch)
-			return nil
-		}
-		return s.swipe(from, pos, held)
-	}
+	var out []touch
+	var pos point
+	var cur touch // held and still: since down; since the last move
+	down := false
 	for j, it := range items {
 		switch it.Type {
 		case "pointerMove":
 			if it.X == nil || it.Y == nil {
-				return errInvalidArgument("actions[%d].actions[%d]: pointerMove needs x and y", i, j)
+				return nil, errInvalidArgument("actions[%d].actions[%d]: pointerMove needs x and y", i, j)
 			}
 			to, err := s.origin(q, pos, it)
 			if err == nil {
 				err = s.checkPoint(to)
 			}
 			if err != nil {
-				return at(i, j, err)
+				return nil, at(i, j, err)
 			}
 			if down {
-				held += ms(it.Duration)
-				still += ms(it.Duration)
+				cur.held += ms(it.Duration)
+				cur.still += ms(it.Duration)
 				if to != pos {
-					moved, still = true, 0
+					cur.moved, cur.still = true, 0
 				}
 			}
 			pos = to
 		case "pointerDown":
-			if down {
-				continue
+			if !down {
+				down, cur = true, touch{from: pos}
 			}
-			down, moved, held, still, from = true, false, 0, 0, pos
 		case "pointerUp":
 			if down {
-				if err := release(); err != nil {
-					return err
-				}
+				down, cur.to = false, pos
+				out = append(out, cur)
 			}
 		case "pause":
 			if down {
-				held += ms(it.Duration)
-				still += ms(it.Duration)
+				cur.held += ms(it.Duration)
+				cur.still += ms(it.Duration)
 			}
 		case "pointerCancel":
 			down = false
 		default:
-			return errInvalidArgument("actions[%d].actions[%d]: pointer action %q: use pointerMove, pointerDown, pointerUp or pause", i, j, it.Type)
+			return nil, errInvalidArgument("actions[%d].actions[%d]: pointer action %q: use pointerMove, pointerDown, pointerUp or pause", i, j, it.Type)
 		}
 	}
 	if down {
-		return release()
+		cur.to = pos
+		out = append(out, cur)
 	}
-	return nil
+	return out, nil
 }
 
 // appSwitcherHold is how long a finger that came up from the home

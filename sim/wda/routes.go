@@ -67,6 +67,9 @@ var routes = build([]struct {
 	{"POST", "/element/:uuid/value", (*Server).elementValue},
 	{"POST", "/element/:uuid/clear", (*Server).elementClear},
 	{"POST", "/wda/element/:uuid/touchAndHold", (*Server).elementTouchAndHold},
+	{"POST", "/wda/element/:uuid/swipe", (*Server).elementSwipe},
+	{"POST", "/wda/element/:uuid/scroll", (*Server).elementScroll},
+	{"POST", "/wda/element/:uuid/pinch", (*Server).elementPinch},
 
 	{"POST", "/wda/tap/:uuid", (*Server).tapLegacy},
 	{"POST", "/wda/tap", (*Server).tap},
@@ -75,6 +78,8 @@ var routes = build([]struct {
 	{"POST", "/wda/dragfromtoforduration", (*Server).drag},
 	{"POST", "/actions", (*Server).actions},
 	{"DELETE", "/actions", func(*Server, *request) (any, error) { return nil, nil }},
+	{"POST", "/wda/touch/perform", (*Server).touchPerform},
+	{"POST", "/wda/touch/multi/perform", (*Server).multiTouchPerform},
 
 	{"POST", "/wda/keys", (*Server).keys},
 	{"POST", "/wda/keyboard/dismiss", (*Server).dismissKeyboard},

@@ -28,6 +28,9 @@ type Options struct {
 	Log *slog.Logger
 	// OSVersion is the iOS version /status reports ("17.2" by default).
 	OSVersion string
+	// MJPEGPort is the port ServeMJPEG listens on, which /appium/settings
+	// reports as mjpegServerPort (0: none).
+	MJPEGPort int
 }
 
 // Server serves one phone. It is an http.Handler; Serve runs it on a
@@ -46,6 +49,8 @@ type Server struct {
 	appium     map[string]any
 	pasteboard string
 	http       *http.Server
+	mjpeg      *http.Server // the MJPEG stream's own server (ServeMJPEG)
+	mjpegPort  int
 }
 
 // NewServer returns a server for phone. opts may be nil.
@@ -56,6 +61,7 @@ func NewServer(phone *sim.Phone, opts *Options) *Server {
 		if opts.OSVersion != "" {
 			s.os = opts.OSVersion
 		}
+		s.mjpegPort = opts.MJPEGPort
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -86,8 +92,12 @@ func (s *Server) Close() error {
 	if s.http == nil {
 		s.http = &http.Server{Handler: s}
 	}
-	hs := s.http
+	if s.mjpeg == nil {
+		s.mjpeg = &http.Server{}
+	}
+	hs, ms := s.http, s.mjpeg
 	s.mu.Unlock()
+	ms.Close()
 	return hs.Close()
 }
 

@@ -1,5 +1,7 @@
 // Drives a simulated Android phone with Midscene's device API
-// (@midscene/android), no model involved.
+// (@midscene/android), no model involved: connect, screenshot, launch by
+// name and URL, keyboardType, clearInput, keyboardPress, hideKeyboard, back,
+// its Pinch action (yadb -pinch), home and recentApps.
 // Usage: node midscene-android-client.mjs SERIAL ADB_PATH ADB_SERVER_PORT
 // (with MIDSCENE_MODEL_NAME set to anything: AndroidAgent wants one).
 // After each step it prints one JSON line and waits for one line on stdin
@@ -39,5 +41,19 @@ await dev.clearInput(at);
 await step('cleared');
 await dev.keyboardPress('a');
 await step('pressed a');
+const hid = await dev.hideKeyboard();
+await step('hid the keyboard', { hid });
+await dev.back();
+await step('back');
+await dev.launch('https://example.com/map');
+const page = await step('launched the map'); // {x, y, width}: the page's centre in pixels
+const kp = size.width / page.width;
+const pinch = dev.actionSpace().find((a) => a.name === 'Pinch');
+await pinch.call({ locate: { center: [Math.round(page.x * kp), Math.round(page.y * kp)] }, direction: 'out' });
+await step('pinched');
+await dev.home();
+await step('home');
+await dev.recentApps();
+await step('recent apps');
 await dev.destroy?.();
 process.exit(0);
