@@ -332,3 +332,33 @@ func TestSimTargetWithDevicesAttached(t *testing.T) {
 		t.Errorf("no note that an attached phone is not used:\n%s", errOut)
 	}
 }
+
+// TestReportShowsThePlatform: apex run and apex act record the device's
+// platform, and apex report lists it (text and JSON).
+func TestReportShowsThePlatform(t *testing.T) {
+	dir := t.TempDir()
+	runs, cfg := filepath.Join(dir, "runs"), emptyFile(t)
+	for _, p := range []string{"android", "ios"} {
+		script := filepath.Join(dir, p+".yaml")
+		os.WriteFile(script, []byte("sim:\n  platform: "+p+"\n  launch: com.apex.login\ntasks:\n  - name: sign-in screen\n    flow:\n      - assert: {exists: {id: username}}\n"), 0o644)
+		mustRun(t, "run", "--config", cfg, "--report-dir", runs, script)
+	}
+	mustRun(t, "act", "--sim=ios", "--config", cfg, "--dir", runs, "--launch", "com.apex.login", `check "Sign in" exists`)
+	out := mustRun(t, "--json", "report", "--dir", runs)
+	var got []runListing
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var platforms []string
+	for _, r := range got {
+		platforms = append(platforms, r.Platform)
+	}
+	if want := []string{"ios", "ios", "android"}; !slices.Equal(platforms, want) {
+		t.Errorf("platforms of the runs, newest first = %q; want %q", platforms, want)
+	}
+	out = mustRun(t, "report", "--dir", runs)
+	lines := strings.Split(out, "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "PLATFORM") || !strings.HasSuffix(strings.TrimSpace(lines[1]), " ios") || !strings.HasSuffix(strings.TrimSpace(lines[3]), " android") {
+		t.Errorf("apex report has no platform column:\n%s", out)
+	}
+}

@@ -134,6 +134,17 @@ type run struct {
 	globals, top *scope
 }
 
+// platform is the device's platform for the record: the action space's, or
+// the device's own when the space is not given; "" when the device cannot
+// say (the first step then reports why).
+func (r *run) platform(ctx context.Context) string {
+	sp, err := r.sess.Space(ctx)
+	if err != nil || sp.Platform() == "any" {
+		return ""
+	}
+	return sp.Platform()
+}
+
 // Run executes s on d and records it. The returned error is only about the
 // record (the store failed); how the script went is in the Result. When ctx
 // is cancelled the current step stops, the rest are recorded as skipped and
@@ -149,14 +160,14 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 		name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
 	}
 	started := time.Now()
-	rec, err := r.store.StartRun(ctx, store.Run{Name: name, Script: s.File, Device: o.Device})
+	r.sess = engine.New(d, &engine.Options{Space: o.Space, Perception: o.Perception, FindTimeout: o.FindTimeout,
+		ExpectTimeout: o.AssertTimeout, Recorder: engine.RecorderFunc(r.record), Log: o.Log})
+	defer r.sess.Close()
+	rec, err := r.store.StartRun(ctx, store.Run{Name: name, Script: s.File, Device: o.Device, Platform: r.platform(ctx)})
 	if err != nil {
 		return nil, fmt.Errorf("runner: start the record of %s: %w", s.File, err)
 	}
 	r.runID = rec.ID
-	r.sess = engine.New(d, &engine.Options{Space: o.Space, Perception: o.Perception, FindTimeout: o.FindTimeout,
-		ExpectTimeout: o.AssertTimeout, Recorder: engine.RecorderFunc(r.record), Log: o.Log})
-	defer r.sess.Close()
 	r.globals = newScope(nil)
 	for k, v := range o.Values {
 		r.globals.vals[k] = v
