@@ -362,3 +362,36 @@ func TestReportShowsThePlatform(t *testing.T) {
 		t.Errorf("apex report has no platform column:\n%s", out)
 	}
 }
+
+// TestCtrlCCountsTheStepCanceled: Ctrl-C (a real SIGINT to the apex
+// process) while a step waits ends the run canceled; the step says
+// canceled, not `failed … context canceled`, and the totals of the
+// progress, the summary, the task and the report count it as canceled.
+func TestCtrlCCountsTheStepCanceled(t *testing.T) {
+	dir := t.TempDir()
+	script, summary, runs := filepath.Join(dir, "wait.yaml"), filepath.Join(dir, "summary.json"), filepath.Join(dir, "runs")
+	os.WriteFile(script, []byte("sim: {launch: com.android.settings}\ntasks:\n  - name: wait\n    flow:\n      - tap: Display\n      - tap: Nowhere\n        timeout: 300000\n      - tap: Display\n"), 0o644)
+	p := startApex(t, "run", "--config", emptyFile(t), "--summary", summary, "--report-dir", runs, script)
+	p.waitFor(t, "wait 2/4 passed tap: Display")
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	code, out := p.wait(t)
+	if code != 130 {
+		t.Errorf("exit %d; want 130 after Ctrl-C:\n%s", code, out)
+	}
+	if !strings.Contains(out, "wait 3/4 canceled tap: Nowhere") || strings.Contains(out, "failed tap") || strings.Contains(out, "context canceled") && strings.Contains(out, "failed") {
+		t.Errorf("the step that waited is not shown canceled:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^FAIL .*wait\.yaml \(4 steps: 2 passed, 0 failed, 1 canceled, 1 skipped;`).MatchString(out) {
+		t.Errorf("the script's line does not count the step canceled:\n%s", out)
+	}
+	sc := readSummary(t, summary).Scripts[0]
+	if sc.Status != store.StatusCanceled || sc.Steps["canceled"] != 1 || sc.Steps["failed"] != 0 || len(sc.Tasks) != 1 || sc.Tasks[0].Status != store.StatusCanceled {
+		t.Errorf("summary: %+v", sc)
+	}
+	html, err := os.ReadFile(filepath.Join(sc.RunDir, "report.html"))
+	if err != nil || !strings.Contains(string(html), "2 passed, 0 failed, 1 canceled, 1 skipped") {
+		t.Errorf("the report does not count the step canceled (%v)", err)
+	}
+}

@@ -97,9 +97,11 @@ type Result struct {
 	// Status is passed, failed, error (the device or Apex broke) or canceled.
 	Status string
 	// Reason says where and why the run did not pass.
-	Reason                         string
-	Tasks                          []TaskResult
-	Steps, Passed, Failed, Skipped int
+	Reason string
+	Tasks  []TaskResult
+	// Steps counts the steps recorded, by how each ended: Canceled are
+	// those the run's cancellation (Ctrl-C) stopped, not failures.
+	Steps, Passed, Failed, Canceled, Skipped int
 	// Outputs holds named results (aiLocate, aiQuery …), also written to
 	// output.json in the run directory.
 	Outputs  map[string]any
@@ -109,7 +111,7 @@ type Result struct {
 // TaskResult is how one task ended.
 type TaskResult struct {
 	Name     string
-	Status   string // passed, failed, skipped
+	Status   string // passed, failed, canceled, skipped
 	Reason   string
 	Steps    int
 	Duration time.Duration
@@ -236,11 +238,15 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 				continue
 			}
 			if fatal(ctx, err) {
+				status, reason := r.fatalStatus(ctx, err, t.Name, si, st)
 				tr.Status, tr.Reason = store.StepFailed, err.Error()
+				if status == store.StatusCanceled {
+					tr.Status, tr.Reason = store.StepCanceled, reason
+				}
 				tr.Duration = time.Since(tStart)
 				r.res.Tasks = append(r.res.Tasks, tr)
 				r.skipRest(ctx, s, ti, si+1)
-				return r.fatalStatus(ctx, err, t.Name, si, st)
+				return status, reason
 			}
 			tr.Status = store.StepFailed
 			tr.Reason = fmt.Sprintf("step %d (%s: %v", si+1, where(err, st), err)
