@@ -112,7 +112,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, replayable(rec)) // valid: the action encoded it
 		s.rec.add(Recorded{Time: rec.Started, Action: a.Name(), Params: compact.Bytes(), Element: out.Element, Point: out.Point,
-			Device: dev.target.ID, before: rec.Before.PNG, after: rec.After.PNG})
+			Device: dev.target.ID, App: rec.Before.Scene.Package, platform: dev.target.Platform, before: rec.Before.PNG, after: rec.After.PNG})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
