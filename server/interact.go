@@ -103,7 +103,10 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 			s.relinkAnswer(w, r, dev, a.Name(), err)
 			return
 		}
-		writeError(w, actionStatus(err), fmt.Errorf("%s: %w", a.Name(), err))
+		if !strings.HasPrefix(err.Error(), a.Name()+": ") { // a call's own errors name it already
+			err = fmt.Errorf("%s: %w", a.Name(), err)
+		}
+		writeError(w, actionStatus(err), err)
 		return
 	}
 	out := InteractResult{Action: a.Name(), OK: true, Ms: rec.Duration.Milliseconds(), Element: rec.Element, Point: rec.Point,
