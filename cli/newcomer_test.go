@@ -395,3 +395,31 @@ func TestCtrlCCountsTheStepCanceled(t *testing.T) {
 		t.Errorf("the report does not count the step canceled (%v)", err)
 	}
 }
+
+// TestMultiScriptSummaryLine: a run of several scripts ends with one line
+// that counts them, after the line of each.
+func TestMultiScriptSummaryLine(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, err := run(t, "run", "--sim", "--ocr", "off", "--config", emptyFile(t), "--report-dir", dir, "../examples/login.yaml", "../examples/settings-toggle.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !regexp.MustCompile(`(?m)^2 scripts: 2 passed in \S+$`).MatchString(out + errOut) {
+		t.Errorf("no summary line counting the scripts:\n%s%s", out, errOut)
+	}
+}
+
+// TestReadmeSaysWhatMakeTestNeeds: make test installs its tools with
+// apt-get; the README says it runs on Debian and Ubuntu only, next to how
+// to install apex.
+func TestReadmeSaysWhatMakeTestNeeds(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"`make test` installs what is missing with `apt-get`", "Debian and Ubuntu only", "go install ./cmd/apex"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the README does not say %q", want)
+		}
+	}
+}
