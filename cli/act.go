@@ -110,7 +110,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if err != nil {
 		return err
 	}
-	run, err := st.StartRun(ctx, store.Run{Name: "act: " + truncateRunes(opts.Goal, 60), Device: t.ID})
+	run, err := st.StartRun(ctx, store.Run{Name: "act: " + truncateRunes(opts.Goal, 60), Device: t.ID, Platform: string(t.Platform)})
 	if err != nil {
 		return fmt.Errorf("record the task: %w", err)
 	}

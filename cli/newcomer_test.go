@@ -332,3 +332,94 @@ func TestSimTargetWithDevicesAttached(t *testing.T) {
 		t.Errorf("no note that an attached phone is not used:\n%s", errOut)
 	}
 }
+
+// TestReportShowsThePlatform: apex run and apex act record the device's
+// platform, and apex report lists it (text and JSON).
+func TestReportShowsThePlatform(t *testing.T) {
+	dir := t.TempDir()
+	runs, cfg := filepath.Join(dir, "runs"), emptyFile(t)
+	for _, p := range []string{"android", "ios"} {
+		script := filepath.Join(dir, p+".yaml")
+		os.WriteFile(script, []byte("sim:\n  platform: "+p+"\n  launch: com.apex.login\ntasks:\n  - name: sign-in screen\n    flow:\n      - assert: {exists: {id: username}}\n"), 0o644)
+		mustRun(t, "run", "--config", cfg, "--report-dir", runs, script)
+	}
+	mustRun(t, "act", "--sim=ios", "--config", cfg, "--dir", runs, "--launch", "com.apex.login", `check "Sign in" exists`)
+	out := mustRun(t, "--json", "report", "--dir", runs)
+	var got []runListing
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var platforms []string
+	for _, r := range got {
+		platforms = append(platforms, r.Platform)
+	}
+	if want := []string{"ios", "ios", "android"}; !slices.Equal(platforms, want) {
+		t.Errorf("platforms of the runs, newest first = %q; want %q", platforms, want)
+	}
+	out = mustRun(t, "report", "--dir", runs)
+	lines := strings.Split(out, "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "PLATFORM") || !strings.HasSuffix(strings.TrimSpace(lines[1]), " ios") || !strings.HasSuffix(strings.TrimSpace(lines[3]), " android") {
+		t.Errorf("apex report has no platform column:\n%s", out)
+	}
+}
+
+// TestCtrlCCountsTheStepCanceled: Ctrl-C (a real SIGINT to the apex
+// process) while a step waits ends the run canceled; the step says
+// canceled, not `failed … context canceled`, and the totals of the
+// progress, the summary, the task and the report count it as canceled.
+func TestCtrlCCountsTheStepCanceled(t *testing.T) {
+	dir := t.TempDir()
+	script, summary, runs := filepath.Join(dir, "wait.yaml"), filepath.Join(dir, "summary.json"), filepath.Join(dir, "runs")
+	os.WriteFile(script, []byte("sim: {launch: com.android.settings}\ntasks:\n  - name: wait\n    flow:\n      - tap: Display\n      - tap: Nowhere\n        timeout: 300000\n      - tap: Display\n"), 0o644)
+	p := startApex(t, "run", "--config", emptyFile(t), "--summary", summary, "--report-dir", runs, script)
+	p.waitFor(t, "wait 2/4 passed tap: Display")
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	code, out := p.wait(t)
+	if code != 130 {
+		t.Errorf("exit %d; want 130 after Ctrl-C:\n%s", code, out)
+	}
+	if !strings.Contains(out, "wait 3/4 canceled tap: Nowhere") || strings.Contains(out, "failed tap") || strings.Contains(out, "context canceled") && strings.Contains(out, "failed") {
+		t.Errorf("the step that waited is not shown canceled:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^FAIL .*wait\.yaml \(4 steps: 2 passed, 0 failed, 1 canceled, 1 skipped;`).MatchString(out) {
+		t.Errorf("the script's line does not count the step canceled:\n%s", out)
+	}
+	sc := readSummary(t, summary).Scripts[0]
+	if sc.Status != store.StatusCanceled || sc.Steps["canceled"] != 1 || sc.Steps["failed"] != 0 || len(sc.Tasks) != 1 || sc.Tasks[0].Status != store.StatusCanceled {
+		t.Errorf("summary: %+v", sc)
+	}
+	html, err := os.ReadFile(filepath.Join(sc.RunDir, "report.html"))
+	if err != nil || !strings.Contains(string(html), "2 passed, 0 failed, 1 canceled, 1 skipped") {
+		t.Errorf("the report does not count the step canceled (%v)", err)
+	}
+}
+
+// TestMultiScriptSummaryLine: a run of several scripts ends with one line
+// that counts them, after the line of each.
+func TestMultiScriptSummaryLine(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, err := run(t, "run", "--sim", "--ocr", "off", "--config", emptyFile(t), "--report-dir", dir, "../examples/login.yaml", "../examples/settings-toggle.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !regexp.MustCompile(`(?m)^2 scripts: 2 passed in \S+$`).MatchString(out + errOut) {
+		t.Errorf("no summary line counting the scripts:\n%s%s", out, errOut)
+	}
+}
+
+// TestReadmeSaysWhatMakeTestNeeds: make test installs its tools with
+// apt-get; the README says it runs on Debian and Ubuntu only, next to how
+// to install apex.
+func TestReadmeSaysWhatMakeTestNeeds(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"`make test` installs what is missing with `apt-get`", "Debian and Ubuntu only", "go install ./cmd/apex"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the README does not say %q", want)
+		}
+	}
+}

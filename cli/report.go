@@ -123,15 +123,15 @@ func listRuns(ctx context.Context, env *Env, s *store.Store, limit int) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(env.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATUS\tSTARTED\tDURATION\tSCRIPT\tDEVICE")
+	fmt.Fprintln(tw, "RUN\tSTATUS\tSTARTED\tDURATION\tSCRIPT\tDEVICE\tPLATFORM")
 	now := time.Now()
 	for _, r := range out {
 		dur := r.Duration(now).Round(time.Millisecond).String()
 		if r.Status == store.StatusRunning {
 			dur = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Started.Local().Format("2006-01-02 15:04:05"),
-			dur, dash(r.Script), dash(r.Device))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Status, r.Started.Local().Format("2006-01-02 15:04:05"),
+			dur, dash(r.Script), dash(r.Device), dash(r.Platform))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

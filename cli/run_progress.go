@@ -64,7 +64,11 @@ func (p *progress) finished(o runner.Outcome) {
 	mark := map[bool]string{true: "PASS", false: "FAIL"}[o.Passed()]
 	line := fmt.Sprintf("%s %s", mark, o.Name())
 	if r := o.Result; r != nil {
-		line += fmt.Sprintf(" (%d steps: %d passed, %d failed, %d skipped; %s", r.Steps, r.Passed, r.Failed, r.Skipped, since(r.Duration))
+		line += fmt.Sprintf(" (%d steps: %d passed, %d failed, ", r.Steps, r.Passed, r.Failed)
+		if r.Canceled > 0 {
+			line += fmt.Sprintf("%d canceled, ", r.Canceled)
+		}
+		line += fmt.Sprintf("%d skipped; %s", r.Skipped, since(r.Duration))
 		if o.Attempts > 1 {
 			line += fmt.Sprintf("; %d attempts", o.Attempts)
 		}

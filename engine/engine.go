@@ -29,6 +29,11 @@ type Options struct {
 	// FindTimeout is how long a step waits for its targets to appear
 	// (default 5s); optional steps look once unless they set their own.
 	FindTimeout time.Duration
+	// FindQuiet ends that wait early: when the screen has stayed the same
+	// this long (default 2s; negative: never), shows no progress
+	// indicator, has been read whole, and shows nothing close to a
+	// missing target (locate.MissingError.Near), it is not going to.
+	FindQuiet time.Duration
 	// ExpectTimeout is how long an expectation is re-checked before the
 	// step fails (default 2s).
 	ExpectTimeout time.Duration
@@ -43,6 +48,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ExpectTimeout <= 0 {
 		o.ExpectTimeout = 2 * time.Second
+	}
+	if o.FindQuiet == 0 {
+		o.FindQuiet = 2 * time.Second
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

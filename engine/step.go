@@ -243,7 +243,7 @@ func (s *Session) Act(ctx context.Context, r *Record, on *perceive.Screen, st St
 			timeout = st.FindTimeout
 		}
 		var ferr, err error
-		seen, ferr, err = s.Find(ctx, on, refs, timeout)
+		seen, ferr, err = s.Find(ctx, on, refs, timeout, st.FindTimeout > 0)
 		if on == r.Before {
 			r.Before = seen
 		}
@@ -292,10 +292,12 @@ func findable(c action.Call) []action.Locator {
 }
 
 // Find polls until every locator resolves on one screen. Only "not found"
-// keeps it waiting; ambiguity fails at once. It returns the last screen
-// seen, why the locators were not all found, and an error when the screen
-// could not be observed.
-func (s *Session) Find(ctx context.Context, first *perceive.Screen, ls []action.Locator, timeout time.Duration) (*perceive.Screen, error, error) {
+// keeps it waiting, and only while the screen may still change (see
+// Options.FindQuiet) unless full asks for the whole timeout (a step that
+// set its own); ambiguity fails at once. It returns the last screen seen,
+// why the locators were not all found, and an error when the screen could
+// not be observed.
+func (s *Session) Find(ctx context.Context, first *perceive.Screen, ls []action.Locator, timeout time.Duration, full bool) (*perceive.Screen, error, error) {
 	var ferr error
 	all := func(sc *perceive.Screen) error {
 		for _, l := range ls {
@@ -305,9 +307,29 @@ func (s *Session) Find(ctx context.Context, first *perceive.Screen, ls []action.
 		}
 		return nil
 	}
+	var stillFP string
+	var stillSince time.Time
 	seen, _, err := s.p.Poll(ctx, first, timeout, func(sc *perceive.Screen) bool {
 		ferr = all(sc)
-		return ferr == nil || !errors.Is(ferr, action.ErrNotFound)
+		if ferr == nil || !errors.Is(ferr, action.ErrNotFound) {
+			return true
+		}
+		if sc.FP != stillFP {
+			stillFP, stillSince = sc.FP, time.Now()
+			return false
+		}
+		if full || s.opts.FindQuiet < 0 || time.Since(stillSince) < s.opts.FindQuiet || busy(sc.Scene) {
+			return false
+		}
+		// The screen kept still: read all of it (once), then stop
+		// unless it shows something close to what is missing.
+		if s.p.ReadAll(ctx, sc) {
+			if ferr = all(sc); ferr == nil || !errors.Is(ferr, action.ErrNotFound) {
+				return true
+			}
+		}
+		var miss *locate.MissingError
+		return !errors.As(ferr, &miss) || !miss.Near()
 	})
 	if err != nil {
 		return seen, nil, err
@@ -316,6 +338,17 @@ func (s *Session) Find(ctx context.Context, first *perceive.Screen, ls []action.
 		ferr = all(seen)
 	}
 	return seen, ferr, nil
+}
+
+// busy reports whether a screen shows a progress indicator: it is still
+// working towards another screen, however still it looks.
+func busy(s *scene.Scene) bool {
+	for _, e := range s.Elements {
+		if e.Type == scene.TypeProgress {
+			return true
+		}
+	}
+	return false
 }
 
 // observeScene observes once, perceived, for resolvers that look again

@@ -260,7 +260,7 @@ func Match(s *scene.Scene, l action.Locator) (scene.Element, Exactness, error) {
 			return e, asideRule.how, err
 		}
 	}
-	return scene.Element{}, 0, notFound(s, l, q)
+	return scene.Element{}, 0, missing(s, l, q)
 }
 
 // byKind splits hits into those of the kind a locator wants (editable when
@@ -364,37 +364,6 @@ func dedupe(hits []scene.Element) []scene.Element {
 
 func inside(a, b scene.Rect) bool {
 	return a.X0 >= b.X0 && a.Y0 >= b.Y0 && a.X1 <= b.X1 && a.Y1 <= b.Y1
-}
-
-// notFound explains what the screen does show, so the script can be fixed.
-func notFound(s *scene.Scene, l action.Locator, q *query) error {
-	var shown []string
-	for _, e := range s.Elements {
-		label := e.Text
-		if label == "" {
-			label = e.Desc
-		}
-		if label == "" {
-			continue
-		}
-		shown = append(shown, fmt.Sprintf("%s %q", e.ID, truncate(label, 30)))
-		if len(shown) == 12 {
-			shown = append(shown, "…")
-			break
-		}
-	}
-	where := ""
-	if s.Package != "" {
-		where = " in " + s.Package
-	}
-	msg := fmt.Sprintf("no element matches %s on screen%s", l, where)
-	if len(shown) > 0 {
-		msg += "; the screen shows " + strings.Join(shown, ", ")
-	}
-	if l.Prompt != "" && !q.quoted && q.strictID == "" && q.text2 == "" && q.desc == "" {
-		return fmt.Errorf("%s: %w", msg, ErrNoRule)
-	}
-	return fmt.Errorf("%s: %w", msg, action.ErrNotFound)
 }
 
 func truncate(s string, n int) string {

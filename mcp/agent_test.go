@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -64,4 +65,7 @@ func TestActRecordsEveryStep(t *testing.T) {
 		t.Fatalf("act answered %+v, want done with its run and report", out)
 	}
 	recordtest.Steps(t, st, out.RunID, `Tap(locate: "Settings")`, `Tap(locate: "Network & internet")`)
+	if run, err := st.Run(context.Background(), out.RunID); err != nil || run.Platform != "android" {
+		t.Errorf("run %+v, %v; want its platform recorded", run, err)
+	}
 }

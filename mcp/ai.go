@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/store"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,7 +93,7 @@ func (s *Server) act(ctx context.Context, req *sdk.CallToolRequest, in aiIn) (*s
 		return nil, nil, err
 	}
 	defer s.release(l)
-	finish := s.record(ctx, &t)
+	finish := s.record(ctx, &t, l.target.Platform)
 	r, err := s.opts.AI.Act(ctx, t)
 	reportPath := finish(r, err)
 	if err != nil {
@@ -150,12 +151,12 @@ func jsonResult(v any) (*sdk.CallToolResult, any, error) {
 // record makes t a recorded run of Options.Runs: its events, every step
 // with its screenshots, and an HTML report written by the returned finish.
 // Without Runs, or when the run cannot start, the task runs unrecorded.
-func (s *Server) record(ctx context.Context, t *agent.Task) (finish func(*agent.Result, error) string) {
+func (s *Server) record(ctx context.Context, t *agent.Task, p device.Platform) (finish func(*agent.Result, error) string) {
 	st := s.opts.Runs
 	if st == nil {
 		return func(*agent.Result, error) string { return "" }
 	}
-	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "mcp act: " + t.Goal, Device: t.DeviceID})
+	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "mcp act: " + t.Goal, Device: t.DeviceID, Platform: string(p)})
 	if err != nil {
 		s.opts.Log.Warn("mcp: record the act task", "err", err)
 		return func(*agent.Result, error) string { return "" }

@@ -71,7 +71,7 @@ func TestContent(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	html := string(data)
 	for _, want := range []string{
-		`examples/shop-checkout.yaml`, `sim/127.0.0.1:5555`, `b-failed">failed`,
+		`examples/shop-checkout.yaml`, `sim/127.0.0.1:5555 (android)`, `b-failed">failed`,
 		`step 5: element &#34;Checkout&#34; not found`, // the run's reason
 		`href="#step-5"`, `id="step-7"`, `4 passed, 1 failed, 2 skipped`,
 		`tap &#34;Add to cart 1&#34; &lt;b&gt;`,   // names are escaped

@@ -105,7 +105,7 @@ func makeRun(t testing.TB, dir string, sy synth) (*store.Store, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	run, err := s.StartRun(ctx, store.Run{ID: "run-0001", Name: "shop checkout", Script: "examples/shop-checkout.yaml", Device: "sim/127.0.0.1:5555", Started: t0})
+	run, err := s.StartRun(ctx, store.Run{ID: "run-0001", Name: "shop checkout", Script: "examples/shop-checkout.yaml", Device: "sim/127.0.0.1:5555", Platform: "android", Started: t0})
 	if err != nil {
 		t.Fatal(err)
 	}

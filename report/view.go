@@ -34,14 +34,14 @@ func textCap(steps int) int {
 }
 
 type page struct {
-	Run                     store.Run
-	Duration                time.Duration
-	Passed, Failed, Skipped int
-	Steps                   []*stepView
-	Tasks                   []*taskView
-	FirstFailure            *stepView
-	LastStep                *stepView
-	LazyScenes              bool
+	Run                               store.Run
+	Duration                          time.Duration
+	Passed, Failed, Canceled, Skipped int
+	Steps                             []*stepView
+	Tasks                             []*taskView
+	FirstFailure                      *stepView
+	LastStep                          *stepView
+	LazyScenes                        bool
 	// Model is the run's AI steps' model use; nil when it had none.
 	Model *modelUse
 	// Goals are the run's agent tasks, from their events.
@@ -117,6 +117,8 @@ func buildPage(run store.Run, steps []store.Step, sceneBudget int, inline bool) 
 			if p.FirstFailure == nil {
 				p.FirstFailure = v
 			}
+		case store.StepCanceled:
+			p.Canceled++
 		default:
 			p.Skipped++
 		}

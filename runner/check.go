@@ -38,7 +38,7 @@ func (r *run) find(ctx context.Context, s *engine.Session, rec *engine.Record, s
 	if st.Timeout > 0 {
 		timeout = st.Timeout
 	}
-	seen, ferr, err := s.Find(ctx, rec.Before, []action.Locator{loc}, timeout)
+	seen, ferr, err := s.Find(ctx, rec.Before, []action.Locator{loc}, timeout, st.Timeout > 0)
 	rec.Before = seen
 	if err != nil || ferr != nil {
 		return e, ferr, err

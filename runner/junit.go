@@ -226,7 +226,7 @@ func Summarize(outs []Outcome) Summary {
 		if r := o.Result; r != nil {
 			ss.RunID, ss.RunDir, ss.Device = r.Run.ID, r.Run.Dir, r.Run.Device
 			ss.Duration = r.Duration.Seconds()
-			ss.Steps = map[string]int{"total": r.Steps, "passed": r.Passed, "failed": r.Failed, "skipped": r.Skipped}
+			ss.Steps = map[string]int{"total": r.Steps, "passed": r.Passed, "failed": r.Failed, "canceled": r.Canceled, "skipped": r.Skipped}
 			for _, t := range r.Tasks {
 				ss.Tasks = append(ss.Tasks, TaskSummary{Name: t.Name, Status: t.Status, Reason: t.Reason})
 			}

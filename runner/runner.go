@@ -97,9 +97,11 @@ type Result struct {
 	// Status is passed, failed, error (the device or Apex broke) or canceled.
 	Status string
 	// Reason says where and why the run did not pass.
-	Reason                         string
-	Tasks                          []TaskResult
-	Steps, Passed, Failed, Skipped int
+	Reason string
+	Tasks  []TaskResult
+	// Steps counts the steps recorded, by how each ended: Canceled are
+	// those the run's cancellation (Ctrl-C) stopped, not failures.
+	Steps, Passed, Failed, Canceled, Skipped int
 	// Outputs holds named results (aiLocate, aiQuery …), also written to
 	// output.json in the run directory.
 	Outputs  map[string]any
@@ -109,7 +111,7 @@ type Result struct {
 // TaskResult is how one task ended.
 type TaskResult struct {
 	Name     string
-	Status   string // passed, failed, skipped
+	Status   string // passed, failed, canceled, skipped
 	Reason   string
 	Steps    int
 	Duration time.Duration
@@ -134,6 +136,17 @@ type run struct {
 	globals, top *scope
 }
 
+// platform is the device's platform for the record: the action space's, or
+// the device's own when the space is not given; "" when the device cannot
+// say (the first step then reports why).
+func (r *run) platform(ctx context.Context) string {
+	sp, err := r.sess.Space(ctx)
+	if err != nil || sp.Platform() == "any" {
+		return ""
+	}
+	return sp.Platform()
+}
+
 // Run executes s on d and records it. The returned error is only about the
 // record (the store failed); how the script went is in the Result. When ctx
 // is cancelled the current step stops, the rest are recorded as skipped and
@@ -149,14 +162,14 @@ func Run(ctx context.Context, d device.Driver, s *script.Script, opts *Options) 
 		name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
 	}
 	started := time.Now()
-	rec, err := r.store.StartRun(ctx, store.Run{Name: name, Script: s.File, Device: o.Device})
+	r.sess = engine.New(d, &engine.Options{Space: o.Space, Perception: o.Perception, FindTimeout: o.FindTimeout,
+		ExpectTimeout: o.AssertTimeout, Recorder: engine.RecorderFunc(r.record), Log: o.Log})
+	defer r.sess.Close()
+	rec, err := r.store.StartRun(ctx, store.Run{Name: name, Script: s.File, Device: o.Device, Platform: r.platform(ctx)})
 	if err != nil {
 		return nil, fmt.Errorf("runner: start the record of %s: %w", s.File, err)
 	}
 	r.runID = rec.ID
-	r.sess = engine.New(d, &engine.Options{Space: o.Space, Perception: o.Perception, FindTimeout: o.FindTimeout,
-		ExpectTimeout: o.AssertTimeout, Recorder: engine.RecorderFunc(r.record), Log: o.Log})
-	defer r.sess.Close()
 	r.globals = newScope(nil)
 	for k, v := range o.Values {
 		r.globals.vals[k] = v
@@ -225,11 +238,15 @@ func (r *run) execute(ctx context.Context, s *script.Script) (status, reason str
 				continue
 			}
 			if fatal(ctx, err) {
+				status, reason := r.fatalStatus(ctx, err, t.Name, si, st)
 				tr.Status, tr.Reason = store.StepFailed, err.Error()
+				if status == store.StatusCanceled {
+					tr.Status, tr.Reason = store.StepCanceled, reason
+				}
 				tr.Duration = time.Since(tStart)
 				r.res.Tasks = append(r.res.Tasks, tr)
 				r.skipRest(ctx, s, ti, si+1)
-				return r.fatalStatus(ctx, err, t.Name, si, st)
+				return status, reason
 			}
 			tr.Status = store.StepFailed
 			tr.Reason = fmt.Sprintf("step %d (%s: %v", si+1, where(err, st), err)

@@ -16,16 +16,19 @@ import (
 // record keeps one step the engine ran: in the store, in the result's
 // counts, and in the progress report.
 func (r *run) record(ctx context.Context, rec *engine.Record) error {
-	switch rec.Status {
-	case engine.Failed:
+	st := store.StepOf(r.runID, rec)
+	switch st.Status {
+	case store.StepFailed:
 		r.res.Failed++
-	case engine.Skipped:
+	case store.StepCanceled:
+		r.res.Canceled++
+	case store.StepSkipped:
 		r.res.Skipped++
 	default:
 		r.res.Passed++
 	}
 	r.res.Steps++
-	return r.add(ctx, store.StepOf(r.runID, rec))
+	return r.add(ctx, st)
 }
 
 // skip records a step that was not run (a control step as one step).

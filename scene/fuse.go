@@ -68,10 +68,15 @@ func Fuse(s *Scene, res *ocr.Result, opts *FuseOptions) *Scene {
 		}
 	}
 	sx, sy := 1.0, 1.0
-	if s.Width > 0 && s.Height > 0 && res.Width > 0 && res.Height > 0 {
+	switch {
+	case s.Format == FormatUIAutomator:
+		// Pixels, as the screenshot's. The tree's size is only the extent
+		// of its windows when the dump holds a dialog alone: the screen is
+		// at least the screenshot.
+		out.Width, out.Height = max(s.Width, res.Width), max(s.Height, res.Height)
+	case s.Width > 0 && s.Height > 0 && res.Width > 0 && res.Height > 0:
 		sx, sy = float64(s.Width)/float64(res.Width), float64(s.Height)/float64(res.Height)
-	}
-	if out.Width == 0 {
+	case out.Width == 0:
 		out.Width, out.Height = res.Width, res.Height
 	}
 	confirmed := make([]bool, len(out.Elements))
@@ -192,11 +197,11 @@ func fuseTier(e *Element) int {
 // line (the smallest such), or else the smallest element without text
 // that holds the line and no other text (adopt). It returns -1 when none.
 func match(els []Element, box Rect, text string) (int, bool) {
-	want := fold(text)
+	want := Fold(text)
 	best, bestArea := -1, 0
 	for i := range els {
 		e := &els[i]
-		if overlap(box, e.Bounds) < 0.6 || !(similar(fold(e.Text), want) || similar(fold(e.Desc), want)) {
+		if overlap(box, e.Bounds) < 0.6 || !(similar(Fold(e.Text), want) || similar(Fold(e.Desc), want)) {
 			continue
 		}
 		if a := e.Bounds.area(); best < 0 || a < bestArea {
@@ -233,13 +238,13 @@ func similar(a, b string) bool {
 		return true
 	}
 	ra, rb := []rune(a), []rune(b)
-	d := editDistance(ra, rb)
+	d := EditDistance(ra, rb)
 	return float64(d) <= 0.25*float64(max(len(ra), len(rb)))
 }
 
-// fold normalises text for comparison: lower case, letters, digits and
+// Fold normalises text for comparison: lower case, letters, digits and
 // CJK only (OCR adds and loses punctuation and spaces).
-func fold(s string) string {
+func Fold(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
@@ -249,7 +254,8 @@ func fold(s string) string {
 	return b.String()
 }
 
-func editDistance(a, b []rune) int {
+// EditDistance is the Levenshtein distance of a and b.
+func EditDistance(a, b []rune) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -293,7 +299,7 @@ func onSystemBar(els []Element, box Rect) bool {
 // text at the same place (a region read twice).
 func duplicate(added []Element, box Rect, text string) bool {
 	for _, e := range added {
-		if overlap(box, e.Bounds) > 0.5 && similar(fold(e.Text), fold(text)) {
+		if overlap(box, e.Bounds) > 0.5 && similar(Fold(e.Text), Fold(text)) {
 			return true
 		}
 	}
@@ -304,7 +310,7 @@ func duplicate(added []Element, box Rect, text string) bool {
 // or digit, a lone Latin character (icon edges read as "l" or "|"), or
 // nothing but stroke-like characters (a rule read as 一一).
 func noise(l ocr.Line) bool {
-	f := fold(l.Text)
+	f := Fold(l.Text)
 	if f == "" {
 		return true
 	}

@@ -101,6 +101,28 @@ func TestFuseScalesToPoints(t *testing.T) {
 	}
 }
 
+// An Android dump of a dialog alone spans only the dialog's extent; its
+// coordinates are pixels still, and OCR lines stay where they were read
+// (scaled by extent/screenshot they landed elsewhere, beside the tree's
+// copy of the same text).
+func TestFuseDialogOnlyDump(t *testing.T) {
+	s := &Scene{Width: 1006, Height: 1422, Format: FormatUIAutomator, Elements: []Element{
+		{ID: "e1", Type: TypeText, Text: "Summer Sale: 20% off", Bounds: Rect{137, 977, 943, 1052}, Source: SourceTree, Confidence: 1},
+	}}
+	res := &ocr.Result{Width: 1080, Height: 2400, Lines: []ocr.Line{
+		line("Summer Sale: 20% off", 0.96, 140, 1006, 748, 1052),
+		line("Sunday.", 0.92, 140, 1166, 287, 1206),
+	}}
+	got := Fuse(s, res, nil)
+	want := []Element{
+		{ID: "e1", Type: TypeText, Text: "Summer Sale: 20% off", Bounds: Rect{137, 977, 943, 1052}, Source: SourceBoth, Confidence: 1},
+		{ID: "e2", Type: TypeText, Text: "Sunday.", Bounds: Rect{140, 1166, 287, 1206}, Source: SourceOCR, Confidence: 0.92},
+	}
+	if diff := cmp.Diff(want, got.Elements); diff != "" || got.Width != 1080 || got.Height != 2400 {
+		t.Errorf("%dx%d; elements (-want +got):\n%s", got.Width, got.Height, diff)
+	}
+}
+
 func TestFuseDedupsRegionReads(t *testing.T) {
 	s := &Scene{Width: 1080, Height: 2400}
 	res := &ocr.Result{Width: 1080, Height: 2400, Lines: []ocr.Line{
@@ -135,7 +157,7 @@ func TestSimilar(t *testing.T) {
 		{"Settings", "Network", false},
 		{"", "x", false},
 	} {
-		if got := similar(fold(c.a), fold(c.b)); got != c.want {
+		if got := similar(Fold(c.a), Fold(c.b)); got != c.want {
 			t.Errorf("similar(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}

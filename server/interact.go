@@ -108,7 +108,10 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 			s.relinkAnswer(w, r, dev, a.Name(), err)
 			return
 		}
-		writeError(w, actionStatus(err), fmt.Errorf("%s: %w", a.Name(), err))
+		if !strings.HasPrefix(err.Error(), a.Name()+": ") { // a call's own errors name it already
+			err = fmt.Errorf("%s: %w", a.Name(), err)
+		}
+		writeError(w, actionStatus(err), err)
 		return
 	}
 	out := InteractResult{Action: a.Name(), OK: true, Ms: rec.Duration.Milliseconds(), Element: rec.Element, Point: rec.Point,
@@ -117,7 +120,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, replayable(rec)) // valid: the action encoded it
 		s.rec.add(Recorded{Time: rec.Started, Action: a.Name(), Params: compact.Bytes(), Element: out.Element, Point: out.Point,
-			Device: dev.target.ID, before: rec.Before.PNG, after: rec.After.PNG})
+			Device: dev.target.ID, App: rec.Before.Scene.Package, platform: dev.target.Platform, before: rec.Before.PNG, after: rec.After.PNG})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -57,12 +57,18 @@ func TestInteractErrors(t *testing.T) {
 		{"wrong param type", map[string]any{"action": "Sleep", "params": map[string]any{"ms": "soon"}}, 400, "ms"},
 		{"not on screen", map[string]any{"action": "Tap", "params": map[string]any{"locate": "No Such Button Anywhere"}}, 422, "No Such Button"},
 		{"unknown field", map[string]any{"action": "Back", "extra": 1}, 400, "extra"},
+		{"app not installed", map[string]any{"action": "Launch", "params": map[string]any{"app": "com.nope"}}, 0, "com.nope"},
 		{"not an object", []int{1}, 400, "JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, m := p.do("POST", "/interact", tc.body)
-			if code != tc.code || !strings.Contains(m["error"].(string), tc.msg) {
+			msg, _ := m["error"].(string)
+			if code != tc.code && tc.code != 0 || code < 400 || !strings.Contains(msg, tc.msg) {
 				t.Errorf("%d %v, want %d mentioning %q", code, m["error"], tc.code, tc.msg)
+			}
+			// The playground shows "Tap: …": the action once, not "Tap: Tap: …".
+			if body, ok := tc.body.(map[string]any); ok && strings.Count(msg, body["action"].(string)+": ") > 1 {
+				t.Errorf("the error names the action twice: %s", msg)
 			}
 		})
 	}

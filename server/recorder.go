@@ -24,6 +24,9 @@ type Recorded struct {
 	Element *scene.Element  `json:"element,omitempty"` // what a locator found
 	Point   *device.Point   `json:"point,omitempty"`
 	Device  string          `json:"device"`
+	// App is the app in front when the action began: the export launches
+	// the first one, so it replays from a fresh start.
+	App string `json:"app,omitempty"`
 	// Before and After are the screenshots' URLs ("" when the screenshot
 	// failed: recording never fails an action).
 	Before string `json:"before,omitempty"`
@@ -32,6 +35,7 @@ type Recorded struct {
 	MidsceneRecorded
 
 	before, after []byte
+	platform      device.Platform
 }
 
 // recorder keeps the manual actions of one recording.
@@ -152,7 +156,12 @@ func (s *Server) recorderExport(w http.ResponseWriter, r *http.Request) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Recorded in the Apex playground on %s at %s.\n", evs[0].Device, evs[0].Time.UTC().Format(time.RFC3339))
-	b.WriteString("# Replay: apex run --device ID this.yaml\n\ntasks:\n  - name: recorded\n    flow:\n")
+	b.WriteString("# Replay: apex run --device ID this.yaml\n\n")
+	if first := evs[0]; first.App != "" && first.platform != "" {
+		// The app the recording began in, opened first, as it was.
+		fmt.Fprintf(&b, "%s:\n  launch: %s\n\n", first.platform, first.App)
+	}
+	b.WriteString("tasks:\n  - name: recorded\n    flow:\n")
 	for _, e := range evs {
 		fmt.Fprintf(&b, "      - %s: %s\n", e.Action, strings.ReplaceAll(string(e.Params), "${", "$${")) // typed text stays as typed: scripts read ${…} as a value
 	}

@@ -75,17 +75,7 @@ func TestRecorderExportReplays(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("export: %d %s", code, yml)
 	}
-	s, err := script.Load(yml, "recorded.yaml", &script.Options{Action: func(name string, params json.RawMessage) (bool, error) {
-		a, ok := action.ForPlatform(device.Android).Lookup(name)
-		if !ok || params == nil {
-			return ok, nil
-		}
-		_, err := a.Decode(params)
-		return true, err
-	}})
-	if err != nil {
-		t.Fatalf("the export does not load: %v\n%s", err, yml)
-	}
+	s := loadExport(t, yml)
 	p.dev.Phone.ForceStop("com.android.settings")
 	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" {
 		t.Fatal("settings still in front before the replay")
@@ -101,7 +91,7 @@ func TestRecorderExportReplays(t *testing.T) {
 	}
 	defer st.Close()
 	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
-	if err != nil || res.Status != "passed" || res.Steps != 3 {
+	if err != nil || res.Status != "passed" || res.Steps != 4 { // the launch of the app it began in, and three actions
 		t.Fatalf("replay: %v, %+v\n%s", err, res, yml)
 	}
 	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
@@ -131,4 +121,60 @@ func (p *phone) pointOf(text string) device.Point {
 	}
 	x, y := e.Bounds.Center()
 	return device.Point{X: x, Y: y}
+}
+
+// TestRecorderExportStartsWithItsApp: a recording begun inside an app
+// exports a script that opens that app first, so it replays from a fresh
+// start (another app in front), not from wherever the phone happens to be.
+func TestRecorderExportStartsWithItsApp(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}}) // before: not recorded
+	p.mustDo(200, "POST", "/recorder/start", nil)
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Network & internet"}})
+	p.mustDo(200, "POST", "/interact", map[string]any{"action": "AndroidBackButton"})
+	p.mustDo(200, "POST", "/recorder/stop", nil)
+	code, yml := p.raw("GET", "/recorder/export", nil, nil)
+	if code != 200 || !strings.Contains(string(yml), "android:\n  launch: com.android.settings\n") {
+		t.Fatalf("export: %d; want it to launch Settings first:\n%s", code, yml)
+	}
+	s := loadExport(t, yml)
+	p.dev.Phone.ForceStop("com.android.settings")
+	if err := p.dev.Phone.Launch("com.apex.shop"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := android.OpenDirect(testCtx(t), p.dev.Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
+	if err != nil || res.Status != "passed" {
+		t.Fatalf("replay from the Shop: %v, %+v\n%s", err, res, yml)
+	}
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
+		t.Errorf("after the replay the foreground is %q, want com.android.settings", fg)
+	}
+}
+
+// loadExport loads an exported recording as apex run does on Android.
+func loadExport(t *testing.T, yml []byte) *script.Script {
+	t.Helper()
+	s, err := script.Load(yml, "recorded.yaml", &script.Options{Action: func(name string, params json.RawMessage) (bool, error) {
+		a, ok := action.ForPlatform(device.Android).Lookup(name)
+		if !ok || params == nil {
+			return ok, nil
+		}
+		_, err := a.Decode(params)
+		return true, err
+	}})
+	if err != nil {
+		t.Fatalf("the export does not load: %v\n%s", err, yml)
+	}
+	return s
 }

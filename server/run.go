@@ -111,7 +111,7 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt agent.A
 func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt agent.AI) (string, any, error) {
 	// Recorded even when cancelled at once: the runtime then ends it as
 	// canceled, with its events.
-	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "playground: " + t.job.title, Device: dev.target.ID})
+	run, err := st.StartRun(context.WithoutCancel(ctx), store.Run{Name: "playground: " + t.job.title, Device: dev.target.ID, Platform: string(dev.target.Platform)})
 	if err != nil {
 		return "error", nil, fmt.Errorf("record the task: %w", err)
 	}

@@ -207,7 +207,7 @@ func TestExecuteRecordsRun(t *testing.T) {
 			t.Fatalf("task %v has no runId", v)
 		}
 		run, err := st.Run(testCtx(t), runID)
-		if err != nil || run.Status != tc.status || run.Device != "sim/"+p.dev.Serial || !strings.Contains(run.Name, tc.goal) {
+		if err != nil || run.Status != tc.status || run.Device != "sim/"+p.dev.Serial || run.Platform != "android" || !strings.Contains(run.Name, tc.goal) {
 			t.Errorf("run of %q: %+v %v, want %s", tc.goal, run, err, tc.status)
 		}
 		code, page := p.raw("GET", "/report/"+runID, nil, nil) // follows the redirect

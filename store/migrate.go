@@ -56,6 +56,10 @@ var migrations = []string{
 		UNIQUE (task_id, event_id)
 	);
 	CREATE INDEX runs_started ON runs (started DESC, id DESC);`,
+
+	// 3: the platform a run drove (android, ios), so a listing tells an
+	// iPhone's run from an Android's without opening it; '' for older runs.
+	`ALTER TABLE runs ADD COLUMN platform TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the schema version this build writes.

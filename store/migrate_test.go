@@ -41,7 +41,7 @@ func TestMigrateFromOlderVersion(t *testing.T) {
 		t.Fatalf("after Open schema = %d; want %d (> 1)", v, SchemaVersion())
 	}
 	r, err := s.Run(ctx, "old-run")
-	if err != nil || r.Script != "old.yaml" {
+	if err != nil || r.Script != "old.yaml" || r.Platform != "" {
 		t.Fatalf("old run after migration = %+v, %v", r, err)
 	}
 	if err := s.AddEvent(ctx, event.Event{TaskID: "old-run", ActionType: "note"}); err != nil {

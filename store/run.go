@@ -30,8 +30,10 @@ type Run struct {
 	Name   string `json:"name,omitempty"`
 	Script string `json:"script,omitempty"` // path of the script file
 	Device string `json:"device,omitempty"` // host-qualified device ID
-	Status string `json:"status"`           // running|passed|failed|error|canceled
-	Reason string `json:"reason,omitempty"` // why it failed, errored or was canceled
+	// Platform is the device's platform (android, ios); "" when unknown.
+	Platform string `json:"platform,omitempty"`
+	Status   string `json:"status"`           // running|passed|failed|error|canceled
+	Reason   string `json:"reason,omitempty"` // why it failed, errored or was canceled
 	// Dir holds the run's files; the store fills it (absolute path).
 	Dir     string    `json:"dir"`
 	Started time.Time `json:"started"`
@@ -74,8 +76,8 @@ func (s *Store) StartRun(ctx context.Context, r Run) (Run, error) {
 			r.ID = s.ids.next(s.now())
 		}
 		_, err := s.wdb.ExecContext(ctx,
-			`INSERT INTO runs (id, name, script, device, status, reason, started) VALUES (?, ?, ?, ?, ?, '', ?)`,
-			r.ID, r.Name, r.Script, r.Device, r.Status, r.Started.UnixNano())
+			`INSERT INTO runs (id, name, script, device, platform, status, reason, started) VALUES (?, ?, ?, ?, ?, ?, '', ?)`,
+			r.ID, r.Name, r.Script, r.Device, r.Platform, r.Status, r.Started.UnixNano())
 		if err == nil {
 			break
 		}
@@ -126,7 +128,7 @@ func (s *Store) FinishRun(ctx context.Context, id, status, reason string) error 
 	return nil
 }
 
-const runColumns = `id, name, script, device, status, reason, started, ended`
+const runColumns = `id, name, script, device, platform, status, reason, started, ended`
 
 // Run returns the run with the given ID, or an error wrapping ErrNotFound.
 func (s *Store) Run(ctx context.Context, id string) (Run, error) {
@@ -171,7 +173,7 @@ func (s *Store) scanRun(row scanner) (Run, error) {
 	var r Run
 	var started int64
 	var ended sql.NullInt64
-	if err := row.Scan(&r.ID, &r.Name, &r.Script, &r.Device, &r.Status, &r.Reason, &started, &ended); err != nil {
+	if err := row.Scan(&r.ID, &r.Name, &r.Script, &r.Device, &r.Platform, &r.Status, &r.Reason, &started, &ended); err != nil {
 		return Run{}, err
 	}
 	r.Started = time.Unix(0, started).UTC()

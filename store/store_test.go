@@ -54,7 +54,7 @@ func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	s := openTest(t, dir)
 
-	run, err := s.StartRun(ctx, Run{Name: "checkout", Script: "examples/shop.yaml", Device: "sim/127.0.0.1:5555"})
+	run, err := s.StartRun(ctx, Run{Name: "checkout", Script: "examples/shop.yaml", Device: "sim/127.0.0.1:5555", Platform: "android"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2.Status != StatusFailed || r2.Reason != "step 2: total is 0" || r2.Ended.IsZero() || !r2.Started.Equal(run.Started) {
+	if r2.Status != StatusFailed || r2.Reason != "step 2: total is 0" || r2.Ended.IsZero() || !r2.Started.Equal(run.Started) || r2.Platform != "android" {
 		t.Errorf("Run after reopen = %+v", r2)
 	}
 	steps, err := s2.Steps(ctx, run.ID)
@@ -132,7 +132,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	var runFile Run
 	data, _ = os.ReadFile(filepath.Join(run.Dir, "run.json"))
-	if err := json.Unmarshal(data, &runFile); err != nil || runFile.Status != StatusFailed {
+	if err := json.Unmarshal(data, &runFile); err != nil || runFile.Status != StatusFailed || runFile.Platform != "android" {
 		t.Errorf("run.json = %s (%v)", data, err)
 	}
 }
