@@ -56,6 +56,13 @@ var migrations = []string{
 		UNIQUE (task_id, event_id)
 	);
 	CREATE INDEX runs_started ON runs (started DESC, id DESC);`,
+
+	// 3: the process that started a run, so a later one can tell a run
+	// whose process died (marked lost) from one still going.
+	`ALTER TABLE runs ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE runs ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN owner_start INTEGER NOT NULL DEFAULT 0; -- see Owner.Start
+	CREATE INDEX runs_running ON runs (status) WHERE status = 'running';`,
 }
 
 // SchemaVersion is the schema version this build writes.
