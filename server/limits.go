@@ -1,5 +1,7 @@
 package server
 
+import "github.com/apexagent/apex/internal/httpguard"
+
 // Limits bound what clients can make the playground keep or run. A zero
 // field takes its default; docs/security.md lists them.
 type Limits struct {
@@ -21,6 +23,10 @@ type Limits struct {
 	// (on disk); actions past it are recorded without them. Default
 	// 256 MiB.
 	RecorderFrames int64
+	// AuthFailures is how many wrong tokens one address may send a
+	// minute; past it the address is answered 429 until the minute ends.
+	// Default httpguard.MaxFailures (10).
+	AuthFailures int
 }
 
 // withDefaults is l with every zero field at its default.
@@ -34,6 +40,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.InlineRecord, 8<<20)
 	def(&l.KeptResult, 256<<10)
 	def(&l.RecordedActions, 2000)
+	def(&l.AuthFailures, httpguard.MaxFailures)
 	if l.RecorderFrames <= 0 {
 		l.RecorderFrames = 256 << 20
 	}

@@ -68,3 +68,24 @@ func TestRecorderBounds(t *testing.T) {
 	p.mustDo(200, "POST", "/recorder/stop", nil)
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Home"})
 }
+
+// TestTokenGuessing: an address that sent ten wrong tokens is answered
+// 429 with Retry-After (in the API's JSON), even with the right one; a
+// request without credentials (a browser yet to sign in) is no guess.
+func TestTokenGuessing(t *testing.T) {
+	p := startPhone(t, &phoneOptions{opts: server.Options{Token: testToken}})
+	for range 20 {
+		if a := send(t, p, "GET", "/status", "", nil, ""); a.code != 401 {
+			t.Fatalf("no credentials: %d, want 401", a.code)
+		}
+	}
+	for i := range 10 {
+		if a := send(t, p, "GET", "/status", "", bearer(fmt.Sprintf("guess-%d", i)), ""); a.code != 401 {
+			t.Fatalf("guess %d: %d, want 401", i, a.code)
+		}
+	}
+	a := send(t, p, "GET", "/status", "", bearer(testToken), "")
+	if a.code != 429 || a.hdr.Get("Retry-After") == "" || !strings.Contains(a.json(t)["error"].(string), "10 wrong tokens from this address") {
+		t.Errorf("the right token after ten guesses: %d Retry-After %q %s, want 429 saying why", a.code, a.hdr.Get("Retry-After"), a.body)
+	}
+}
