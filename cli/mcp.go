@@ -12,6 +12,7 @@ import (
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/device/lease"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
@@ -46,6 +47,9 @@ type MCPOptions struct {
 	StateDir string
 	// Farm is --farm: offer the farm's devices, each leased while open.
 	Farm farmFlags
+	// TLS serves HTTPS with this certificate and key (--tls-cert,
+	// --tls-key).
+	TLS httpguard.TLS
 }
 
 func newCmdMCP(env *Env) *cobra.Command {
@@ -89,6 +93,8 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringArrayVar(&opts.Direct, "connect", nil, "also drive the adbd at this address directly, with no adb server (a phone from apex sim, or a network device needing no auth); repeatable")
 	f.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:7300) instead of stdio")
 	f.StringVar(&opts.Token, "token", "", "bearer token HTTP clients must send (default $APEX_MCP_TOKEN); required beyond loopback")
+	f.StringVar(&opts.TLS.CertFile, "tls-cert", "", "with --http: serve HTTPS with this certificate (PEM; with --tls-key)")
+	f.StringVar(&opts.TLS.KeyFile, "tls-key", "", "the private key of --tls-cert (PEM)")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
 	f.BoolVar(&opts.Boot, "boot", false, "add the host \"booted\": device_open booted/new starts a simulated phone (an apex sim process) under --run-cap and --idle-cap")
 	f.IntVar(&opts.RunCap, "run-cap", 0, "with --boot: how many booted phones may run at once (0: no cap)")
@@ -129,6 +135,14 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 			return err
 		}
 		defer ln.Close()
+		if ln, err = opts.TLS.Listen(ln); err != nil {
+			return err
+		}
+		if opts.Token != "" && len(opts.Token) < minTokenLen {
+			fmt.Fprintf(env.Err, "apex mcp: warning: the token has %d characters; anyone who guesses it drives the phones: use %d or more random ones\n", len(opts.Token), minTokenLen)
+		}
+	} else if opts.TLS.On() {
+		return fmt.Errorf("--tls-cert and --tls-key serve HTTPS: add --http ADDRESS")
 	}
 	hosts, release, err := mcpHosts(ctx, env, opts)
 	if err != nil {
@@ -165,7 +179,7 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	if ln == nil {
 		return srv.Run(ctx)
 	}
-	fmt.Fprintf(env.Err, "apex mcp: serving MCP over HTTP on http://%s/mcp (policy %s)\n", ln.Addr(), policy)
+	fmt.Fprintf(env.Err, "apex mcp: serving MCP over HTTP on %s://%s/mcp (policy %s)\n", opts.TLS.Scheme(), ln.Addr(), policy)
 	return srv.ServeHTTP(ctx, ln, httpOpts)
 }
 

@@ -44,10 +44,13 @@ type PlaygroundOptions struct {
 	// only the configured ones; AllowModelURL any model base URL, not
 	// only https or loopback ones.
 	AllowWDAAny, AllowModelURL bool
-	OCR                        string // --ocr: auto, always or off
-	NoOpen                     bool
-	Config                     string // apex.yaml with a model: section
-	Dir                        string // where tasks are recorded
+	// TLS serves HTTPS with this certificate and key (--tls-cert,
+	// --tls-key).
+	TLS    httpguard.TLS
+	OCR    string // --ocr: auto, always or off
+	NoOpen bool
+	Config string // apex.yaml with a model: section
+	Dir    string // where tasks are recorded
 	// Getenv reads the model settings; default os.Getenv.
 	Getenv func(string) string
 	// OpenURL shows the playground; default: the system's browser.
@@ -110,6 +113,8 @@ Ctrl-C stops the server and releases the device.`,
 	f.BoolVar(&opts.AllowModelURL, "allow-model-url", false, "let clients set a model base URL that is neither https nor on loopback")
 	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
+	f.StringVar(&opts.TLS.CertFile, "tls-cert", "", "serve HTTPS with this certificate (PEM; with --tls-key)")
+	f.StringVar(&opts.TLS.KeyFile, "tls-key", "", "the private key of --tls-cert (PEM)")
 	return cmd
 }
 
@@ -151,6 +156,12 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	if err != nil {
 		return err
 	}
+	tl, err := opts.TLS.Listen(ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ln = tl
 	srv, err := server.New(server.Options{
 		Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
 			if err := checkClientWDA(id, opts.Device, opts.AllowWDAAny); err != nil {
@@ -198,7 +209,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
-	url, anyInterface := playgroundURL(ln.Addr(), token)
+	url, anyInterface := playgroundURL(opts.TLS.Scheme(), ln.Addr(), token)
 	if opts.Device.Sim || opts.Device.ID != "" {
 		if _, err := srv.Connect(ctx, ""); err != nil {
 			fmt.Fprintf(env.Err, "apex: %v\n", err)
@@ -319,12 +330,12 @@ func playgroundToken(host, flag string, getenv func(string) string) string {
 // playgroundURL is the address to print and open: with the token, which
 // signs the browser in, and for an unspecified address (0.0.0.0, ::) this
 // machine's loopback, since no browser can open 0.0.0.0 everywhere.
-func playgroundURL(addr net.Addr, token string) (u string, anyInterface bool) {
+func playgroundURL(scheme string, addr net.Addr, token string) (u string, anyInterface bool) {
 	host := addr.String()
 	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
 		host, anyInterface = net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port)), true
 	}
-	u = "http://" + host + "/"
+	u = scheme + "://" + host + "/"
 	if token != "" {
 		u += "?token=" + url.QueryEscape(token)
 	}

@@ -236,7 +236,7 @@ func TestPlaygroundURL(t *testing.T) {
 		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 5802}, "tok", "http://127.0.0.1:5802/?token=tok", true},
 		{&net.TCPAddr{IP: net.ParseIP("192.168.1.20"), Port: 5800}, "tok", "http://192.168.1.20:5800/?token=tok", false},
 	} {
-		got, anyIf := playgroundURL(tc.addr, tc.token)
+		got, anyIf := playgroundURL("http", tc.addr, tc.token)
 		if got != tc.want || anyIf != tc.any {
 			t.Errorf("playgroundURL(%v, %q) = %q, %v; want %q, %v", tc.addr, tc.token, got, anyIf, tc.want, tc.any)
 		}

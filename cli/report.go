@@ -160,7 +160,8 @@ func showReport(ctx context.Context, env *Env, s *store.Store, opts *ReportOptio
 		return err
 	}
 	path := filepath.Join(run.Dir, report.FileName)
-	if opts.Rebuild || run.Status == store.StatusRunning || !fileExists(path) {
+	// A lost run's report may have been written while it still ran.
+	if opts.Rebuild || run.Status == store.StatusRunning || run.Status == store.StatusLost || !fileExists(path) {
 		if path, err = report.Write(ctx, s, id); err != nil {
 			return err
 		}

@@ -8,4 +8,7 @@ const (
 	RunFailed   = "failed"
 	RunError    = "error" // the device or Apex broke
 	RunCanceled = "canceled"
+	// RunLost is a run whose process ended (killed, crashed) without
+	// finishing it, as a later process found it.
+	RunLost = "lost"
 )

@@ -51,15 +51,24 @@ func (s *Server) Handler(opts *HTTPOptions) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv },
 		&sdk.StreamableHTTPOptions{SessionTimeout: o.SessionTimeout, Logger: s.opts.Log})
 	want := sha256.Sum256([]byte(o.Token))
+	fails := httpguard.NewFailures(0, 0, nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := httpguard.CheckRequest(r, o.Token != "", "apex mcp", "serve it with --token"); err != nil {
 			http.Error(w, err.Error(), http.StatusForbidden)
 			return
 		}
 		if o.Token != "" {
+			if e := fails.Refused(r, "apex mcp"); e != nil {
+				e.SetHeader(w)
+				http.Error(w, e.Error(), http.StatusTooManyRequests)
+				return
+			}
 			scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 			got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				if tok != "" {
+					fails.Failed(r)
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="apex"`)
 				http.Error(w, "apex mcp: missing or wrong bearer token (send Authorization: Bearer <token>)", http.StatusUnauthorized)
 				return

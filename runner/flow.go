@@ -124,6 +124,9 @@ func (r *run) node(ctx context.Context, f frame, st script.Step) error {
 // whose text could not be completed (broken) still leaves its record.
 func (r *run) leaf(ctx context.Context, f frame, st script.Step, broken error) error {
 	es, err := r.compile(st)
+	if broken == nil {
+		broken = r.overBudget()
+	}
 	if broken != nil {
 		err = broken
 	}
@@ -141,6 +144,18 @@ func (r *run) leaf(ctx context.Context, f frame, st script.Step, broken error) e
 		if m, ok := rec.Result.(map[string]any); ok {
 			f.sc.vals[name] = valueText(m["value"])
 		}
+	}
+	return nil
+}
+
+// ErrStepBudget fails the step that would pass Options.MaxSteps.
+var ErrStepBudget = errors.New("the run reached its step budget")
+
+// overBudget is the error of a step that would pass Options.MaxSteps: the
+// run records it as failed, and the repeats around it end.
+func (r *run) overBudget() error {
+	if r.opts.MaxSteps > 0 && r.n >= r.opts.MaxSteps {
+		return fmt.Errorf("%w of %d steps (a repeat inside a repeat?): repeat fewer times, or run the script with apex run", ErrStepBudget, r.opts.MaxSteps)
 	}
 	return nil
 }
@@ -179,7 +194,11 @@ func valueText(v any) string {
 // (the last check of a repeat until).
 func (r *run) cond(ctx context.Context, f frame, st script.Step, c *script.Cond, name string, must bool) (bool, error) {
 	var holds bool
+	over := r.overBudget()
 	es := engine.Step{Task: f.task, Name: f.path + name, Custom: func(ctx context.Context, s *engine.Session, rec *engine.Record) error {
+		if over != nil {
+			return over
+		}
 		var evidence string
 		if c.Platform != "" {
 			p := r.space.Platform()

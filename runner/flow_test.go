@@ -242,3 +242,40 @@ func TestFailureInAFlow(t *testing.T) {
 		t.Errorf("steps (-want +got):\n%s", d)
 	}
 }
+
+// TestStepBudget: repeats inside repeats (a million steps) end at the
+// run's step budget with a failure saying so, not after a million steps.
+func TestStepBudget(t *testing.T) {
+	const doc = `
+tasks:
+  - name: loops
+    flow:
+      - repeat: {times: 1000}
+        flow:
+          - repeat: {times: 1000}
+            flow:
+              - if: {platform: android}
+                flow:
+                  - back
+`
+	s, err := script.Load([]byte(doc), "loops.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, d := startPhone(t, lab.Options{Android: 1})
+	st := openStore(t)
+	o := fastOptions(st)
+	o.Perception.Mode = perceive.Off
+	o.MaxSteps = 7
+	res, err := Run(context.Background(), noShots{d}, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := stepNames(t, st, res.Run.ID)
+	if res.Status != store.StatusFailed || !strings.Contains(res.Reason, "step budget of 7 steps") || len(names) != 8 {
+		t.Fatalf("run = %s %q with %d steps; want failed at the budget of 7, its 8th step the failure:\n%s", res.Status, res.Reason, len(names), strings.Join(names, "\n"))
+	}
+	if last := names[len(names)-1]; !strings.HasPrefix(last, "failed ") {
+		t.Errorf("the last step is %q, want the failed one past the budget", last)
+	}
+}

@@ -61,6 +61,9 @@ type Options struct {
 	// and targeted steps (aiTap, …) whose target the locator rules cannot
 	// find; nil leaves them failing with agent.ErrNeedsModel.
 	AI agent.AI
+	// MaxSteps bounds the steps the run records (its repeats' included);
+	// the step past it fails with ErrStepBudget. 0: no bound.
+	MaxSteps int
 }
 
 // Progress reports one finished step.

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/apexagent/apex/internal/httpguard"
 )
 
 // A gate lets in the requests that prove they know the token (Options.Token):
@@ -32,14 +34,17 @@ type gate struct {
 	cookie    string
 	ticketKey []byte
 	now       func() time.Time
+	// fails refuses an address that sent too many wrong tokens.
+	fails *httpguard.Failures
 }
 
-func newGate(token, serverID string) *gate {
+func newGate(token, serverID string, failures int) *gate {
 	return &gate{
 		token:     sha256.Sum256([]byte(token)),
 		cookie:    base64.RawURLEncoding.EncodeToString(derive(token, "apex playground cookie")),
 		ticketKey: derive(token, "apex playground tickets\x00"+serverID),
 		now:       time.Now,
+		fails:     httpguard.NewFailures(failures, 0, nil),
 	}
 }
 
@@ -82,13 +87,23 @@ var (
 // admit authenticates r. It answers the request itself (and returns false)
 // when r is the page's sign-in or is refused; else it returns r, without
 // its ticket when it came with one.
+// An address that sent too many wrong tokens is answered 429 for a while
+// (httpguard.Failures), whatever it sends.
 func (g *gate) admit(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if e := g.fails.Refused(r, "the playground"); e != nil {
+		e.SetHeader(w)
+		writeError(w, http.StatusTooManyRequests, e)
+		return nil, false
+	}
 	if r.URL.Path == "/" && r.Method == http.MethodGet && r.URL.Query().Has("token") {
 		g.signIn(w, r)
 		return nil, false
 	}
 	r, err := g.check(w, r)
 	if err != nil {
+		if err != errNoCredentials { // a guess, not a browser yet to sign in
+			g.fails.Failed(r)
+		}
 		refuse(w, r, err)
 		return nil, false
 	}
@@ -163,6 +178,7 @@ func (g *gate) grantRun(w http.ResponseWriter, r *http.Request) {
 // address bar and the history.
 func (g *gate) signIn(w http.ResponseWriter, r *http.Request) {
 	if !g.tokenIs(r.URL.Query().Get("token")) {
+		g.fails.Failed(r)
 		refuse(w, r, errWrongURLToken)
 		return
 	}

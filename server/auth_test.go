@@ -90,7 +90,7 @@ func FuzzParseTicket(f *testing.F) {
 // gated is a handler behind a gate whose clock the test sets.
 func gated(t *testing.T, now *time.Time) (*gate, http.Handler) {
 	t.Helper()
-	g := newGate("s3cret", "server1")
+	g := newGate("s3cret", "server1", 0)
 	g.now = func() time.Time { return *now }
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"path": r.URL.Path, "query": r.URL.RawQuery})

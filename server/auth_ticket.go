@@ -115,7 +115,7 @@ const ticketPlaces = "/mjpeg, /preview/h264, /screenshot, /events, /recorder/scr
 // guard has authenticated the request already; without a token tickets
 // are accepted and ignored, so clients can use them either way.
 func (s *Server) mintTicket(w http.ResponseWriter, r *http.Request) {
-	g := newGate(s.opts.Token, s.id)
+	g := newGate(s.opts.Token, s.id, 0) // for its ticket key only
 	exp := g.now().Add(ticketTTL).Truncate(time.Second)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"ticket":  signTicket(g.ticketKey, ticket{exp: exp}),

@@ -11,7 +11,7 @@ import (
 func (s *Server) guarded(h http.Handler) http.Handler {
 	var g *gate
 	if s.opts.Token != "" {
-		g = newGate(s.opts.Token, s.id)
+		g = newGate(s.opts.Token, s.id, s.opts.Limits.AuthFailures)
 	}
 	return guard(h, g)
 }

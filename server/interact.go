@@ -94,6 +94,10 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		writeError(w, actionStatus(err), err)
 		return
 	}
+	if err := s.rec.full(body.Params); err != nil {
+		writeError(w, 0, err)
+		return
+	}
 	s.input.Lock()
 	defer s.input.Unlock()
 	// A task may have begun while this waited for the device.
@@ -120,7 +124,7 @@ func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 		var compact bytes.Buffer
 		_ = json.Compact(&compact, replayable(rec)) // valid: the action encoded it
 		s.rec.add(Recorded{Time: rec.Started, Action: a.Name(), Params: compact.Bytes(), Element: out.Element, Point: out.Point,
-			Device: dev.target.ID, App: rec.Before.Scene.Package, platform: dev.target.Platform, before: rec.Before.PNG, after: rec.After.PNG})
+			Device: dev.target.ID, App: rec.Before.Scene.Package, platform: dev.target.Platform}, rec.Before.PNG, rec.After.PNG)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

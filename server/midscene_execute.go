@@ -272,5 +272,5 @@ type reportRef struct {
 }
 
 func newReportRef(runID, url string) *reportRef {
-	return &reportRef{ID: runID, URL: url, ReplayURL: "/reports/" + runID + "/replay", Format: "html-and-external-assets"}
+	return &reportRef{ID: runID, URL: url, ReplayURL: replayURL(runID), Format: "html-and-external-assets"}
 }

@@ -50,8 +50,9 @@ var midsceneTypes = map[string]string{"Tap": "click", "DoubleTap": "click", "Lon
 	"DragAndDrop": "drag", "Input": "input", "ClearInput": "input", "KeyboardPress": "keydown", "Scroll": "scroll",
 	"Launch": "navigation", "Back": "navigation", "Home": "navigation"}
 
-// fillMidscene fills r's Midscene fields from its own (r.Seq set).
-func (r *Recorded) fillMidscene() {
+// fillMidscene fills r's Midscene fields from its own (r.Seq set) and its
+// frames.
+func (r *Recorded) fillMidscene(before, after []byte) {
 	m := MidsceneRecorded{Source: "studio-preview", Type: midsceneTypes[r.Action], ActionType: r.Action,
 		Timestamp: r.Time.UnixMilli(), HashID: "apex-" + strconv.Itoa(r.Seq), PageInfo: map[string]int{"width": 0, "height": 0}}
 	if m.Type == "" {
@@ -67,11 +68,11 @@ func (r *Recorded) fillMidscene() {
 	}
 	_ = json.Unmarshal(r.Params, &p)
 	m.Value = cmpOr(p.Value, p.KeyName, m.Value)
-	if shot := cmpBytes(r.before, r.after); shot != nil {
+	if shot := cmpBytes(before, after); shot != nil {
 		if cfg, err := png.DecodeConfig(bytes.NewReader(shot)); err == nil {
 			m.PageInfo = map[string]int{"width": cfg.Width, "height": cfg.Height}
 		}
-		m.ScreenshotAsset = &screenshotRef{ID: assetID(r.Seq, r.before != nil), MimeType: "image/png", Bytes: len(shot)}
+		m.ScreenshotAsset = &screenshotRef{ID: assetID(r.Seq, before != nil), MimeType: "image/png", Bytes: len(shot)}
 	}
 	desc := ""
 	if e := r.Element; e != nil {

@@ -32,6 +32,10 @@ func (s *Server) withReportHTML(ctx context.Context, v TaskView) TaskView {
 		s.log.Warn("render the task's inline report", "run", v.RunID, "err", err)
 		return v
 	}
+	if len(page) > s.opts.Limits.InlineRecord {
+		v.Omitted = append(v.Omitted, fmt.Sprintf("reportHTML: the report is %d bytes, over the %d an answer carries: GET /reports/%s/", len(page), s.opts.Limits.InlineRecord, v.RunID))
+		return v
+	}
 	v.ReportHTML = string(page)
 	return v
 }
@@ -57,12 +61,12 @@ func (s *Server) reportReplay(w http.ResponseWriter, r *http.Request) {
 	if _, _, ok := s.knownRun(w, r); !ok {
 		return
 	}
-	v := s.withDump(r.Context(), TaskView{RunID: r.PathValue("run"), Status: "ended"})
-	if v.Dump == nil {
-		writeError(w, http.StatusInternalServerError, fmt.Errorf("reading the record of run %s failed: see the server log", v.RunID))
+	d, err := s.readDump(r.Context(), r.PathValue("run"))
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, fmt.Errorf("reading the record of run %s: %w", r.PathValue("run"), err))
 		return
 	}
-	writeJSON(w, http.StatusOK, v.Dump)
+	writeJSON(w, http.StatusOK, d)
 }
 
 var assetName = regexp.MustCompile(`^[0-9]{4}-(before|after)\.png$`)

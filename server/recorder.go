@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,16 +37,26 @@ type Recorded struct {
 	// MidsceneRecorded is the action as Midscene's recorder reads it.
 	MidsceneRecorded
 
-	before, after []byte
-	platform      device.Platform
+	platform device.Platform
+	// beforeFile and afterFile hold the screenshots ("" when none was
+	// kept): a recording keeps its frames on disk, never in memory.
+	beforeFile, afterFile string
 }
 
-// recorder keeps the manual actions of one recording.
+// recorder keeps the manual actions of one recording, and their frames in
+// a private directory of their own, within the Limits.
 type recorder struct {
 	mu      sync.Mutex
 	on      bool
 	started time.Time
 	events  []Recorded
+	// dir holds the recording's frames ("" until the first); frames is
+	// their size, dropped how many were not kept for the bound.
+	dir     string
+	frames  int64
+	dropped int
+	limits  Limits
+	log     *slog.Logger
 }
 
 func (rc *recorder) recording() bool {
@@ -52,27 +65,104 @@ func (rc *recorder) recording() bool {
 	return rc.on
 }
 
-func (rc *recorder) add(r Recorded) {
+// full refuses an action the recording could not keep: past
+// Limits.RecordedActions (429), or with params over MaxText (413).
+func (rc *recorder) full(params []byte) error {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if !rc.on {
+	switch {
+	case !rc.on:
+		return nil
+	case len(rc.events) >= rc.limits.RecordedActions:
+		return errorf(http.StatusTooManyRequests, "the recording holds %d actions, its limit: export it (GET /recorder/export), then POST /recorder/stop or start a new one", len(rc.events))
+	case len(params) > MaxText:
+		return errorf(http.StatusRequestEntityTooLarge, "params of %d bytes: a recorded action keeps at most %d; shorten them or stop recording", len(params), MaxText)
+	}
+	return nil
+}
+
+// add records r with its frames (PNG; nil: none), which go to disk while
+// the recording's frames stay within Limits.RecorderFrames.
+func (rc *recorder) add(r Recorded, before, after []byte) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if !rc.on || len(rc.events) >= rc.limits.RecordedActions {
 		return
 	}
 	r.Seq = len(rc.events) + 1
-	if r.before != nil {
+	r.fillMidscene(before, after)
+	r.beforeFile = rc.keep(r.Seq, "before", before)
+	r.afterFile = rc.keep(r.Seq, "after", after)
+	if r.beforeFile != "" {
 		r.Before = fmt.Sprintf("/recorder/screenshot/%d/before", r.Seq)
 	}
-	if r.after != nil {
+	if r.afterFile != "" {
 		r.After = fmt.Sprintf("/recorder/screenshot/%d/after", r.Seq)
 	}
-	r.fillMidscene()
+	if r.beforeFile == "" && r.afterFile == "" {
+		r.ScreenshotAsset = nil
+	}
 	rc.events = append(rc.events, r)
+}
+
+// keep writes one frame to the recording's directory and returns its
+// path; "" when there is none, or it is over the bound (counted), or the
+// disk refused it (logged: recording never fails an action).
+func (rc *recorder) keep(seq int, which string, png []byte) string {
+	if png == nil {
+		return ""
+	}
+	if rc.frames+int64(len(png)) > rc.limits.RecorderFrames {
+		rc.dropped++
+		return ""
+	}
+	if rc.dir == "" {
+		dir, err := os.MkdirTemp("", "apex-recorder-") // 0700
+		if err != nil {
+			rc.log.Warn("a directory for the recording's frames", "err", err)
+			return ""
+		}
+		rc.dir = dir
+	}
+	path := filepath.Join(rc.dir, fmt.Sprintf("%04d-%s.png", seq, which))
+	if err := os.WriteFile(path, png, 0o600); err != nil {
+		rc.log.Warn("keep a recorded frame", "path", path, "err", err)
+		return ""
+	}
+	rc.frames += int64(len(png))
+	return path
+}
+
+// resetLocked forgets the recording and removes its frames from disk.
+func (rc *recorder) resetLocked() {
+	if rc.dir != "" {
+		os.RemoveAll(rc.dir)
+	}
+	rc.events, rc.dir, rc.frames, rc.dropped = nil, "", 0, 0
+}
+
+// close ends the recording and removes its frames (Server.Close).
+func (rc *recorder) close() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.on = false
+	rc.resetLocked()
 }
 
 func (rc *recorder) list() []Recorded {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]Recorded{}, rc.events...)
+}
+
+// framesNote says how many frames the recording left out, "" when none.
+func (rc *recorder) framesNote() string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.dropped == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d screenshots were not kept: the recording's frames reached their bound of %d bytes (the actions are recorded)", rc.dropped, rc.limits.RecorderFrames)
 }
 
 // recorderStart starts a recording. Midscene's client names its recording
@@ -93,7 +183,8 @@ func (s *Server) recorderStart(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, fmt.Errorf("already recording: POST /recorder/stop first"))
 		return
 	}
-	rc.on, rc.started, rc.events = true, time.Now(), nil
+	rc.resetLocked()
+	rc.on, rc.started = true, time.Now()
 	var platform any
 	if v := s.sess.view(); v.Device != nil {
 		platform = v.Device.Platform
@@ -118,7 +209,11 @@ func (s *Server) recorderStop(w http.ResponseWriter, r *http.Request) {
 func (s *Server) recorderEvents(w http.ResponseWriter, r *http.Request) {
 	evs := s.rec.list()
 	from := min(sinceIndex(r.URL.Query().Get("since")), len(evs))
-	writeJSON(w, http.StatusOK, map[string]any{"recording": s.rec.recording(), "events": evs[from:], "nextIndex": len(evs)})
+	out := map[string]any{"recording": s.rec.recording(), "events": evs[from:], "nextIndex": len(evs)}
+	if note := s.rec.framesNote(); note != "" {
+		out["framesOmitted"] = note
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) recorderScreenshot(w http.ResponseWriter, r *http.Request) {
@@ -128,18 +223,19 @@ func (s *Server) recorderScreenshot(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no recorded action %q", r.PathValue("seq")))
 		return
 	}
-	var img []byte
+	var file string
 	switch r.PathValue("which") {
 	case "before":
-		img = evs[seq-1].before
+		file = evs[seq-1].beforeFile
 	case "after":
-		img = evs[seq-1].after
+		file = evs[seq-1].afterFile
 	default:
 		writeError(w, http.StatusNotFound, fmt.Errorf("%q: ask for before or after", r.PathValue("which")))
 		return
 	}
-	if img == nil {
-		writeError(w, http.StatusNotFound, fmt.Errorf("action %d has no %s screenshot", seq, r.PathValue("which")))
+	img, err := os.ReadFile(file)
+	if file == "" || err != nil {
+		writeError(w, http.StatusNotFound, fmt.Errorf("action %d has no %s screenshot kept", seq, r.PathValue("which")))
 		return
 	}
 	w.Header().Set("Content-Type", "image/png")

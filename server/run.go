@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -90,7 +91,7 @@ func (s *Server) run(ctx context.Context, t *task, dev sessionDevice, rt agent.A
 			s.sess.end(t)
 		}
 		// The task shows its end once the session is free for the next.
-		t.end(&s.events, status, res, err)
+		t.end(&s.events, status, s.kept(t.recordID(), res), err)
 		close(t.done)
 		s.publishSession()
 	}()
@@ -133,6 +134,7 @@ func (s *Server) runGoal(ctx context.Context, t *task, dev sessionDevice, st *st
 func (s *Server) runScript(ctx context.Context, t *task, dev sessionDevice, st *store.Store, rt agent.AI) (string, any, error) {
 	res, err := runner.Run(ctx, dev.drv, t.job.script, &runner.Options{
 		Store: st, Space: dev.space, Device: dev.target.ID, Name: "playground: " + t.job.title, Log: s.log, AI: rt, Perception: s.opts.Perception,
+		MaxSteps: s.opts.Limits.TaskSteps,
 		OnStep: func(p runner.Progress) {
 			t.setRun(p.RunID)
 			t.add(&s.events, Progress{Time: time.Now(), Type: "step", Role: "runner", Status: p.Status, Step: p.Step, Text: stepText(p)})
@@ -192,27 +194,46 @@ func (s *Server) record(t *task) {
 // withDump adds an ended task's record to v, read from the store when an
 // answer asks for it: the store keeps it, so the server does not (it
 // remembers the last hundred tasks, and a record holds every step's Scene).
+// A record over Limits.InlineRecord is left out: the answer says where it
+// is served.
 func (s *Server) withDump(ctx context.Context, v TaskView) TaskView {
-	st, err := s.store()
-	if v.RunID == "" || v.Status == statusRunning || err != nil {
+	if v.RunID == "" || v.Status == statusRunning {
 		return v
 	}
-	d := &Dump{Steps: []store.Step{}, Events: []event.Event{}}
-	var steps []store.Step
-	var events []event.Event
-	if d.Run, err = st.Run(ctx, v.RunID); err == nil {
-		steps, err = st.Steps(ctx, v.RunID)
-	}
-	if err == nil {
-		events, err = st.RunEvents(ctx, v.RunID)
-	}
+	d, err := s.readDump(ctx, v.RunID)
 	if err != nil {
 		s.log.Warn("read the task's record", "run", v.RunID, "err", err)
 		return v
 	}
-	d.Steps, d.Events = append(d.Steps, steps...), append(d.Events, events...)
+	if b, err := json.Marshal(d); err == nil && len(b) > s.opts.Limits.InlineRecord {
+		v.DumpURL = replayURL(v.RunID)
+		v.Omitted = append(v.Omitted, fmt.Sprintf("dump: the record is %d bytes, over the %d an answer carries: GET %s", len(b), s.opts.Limits.InlineRecord, v.DumpURL))
+		return v
+	}
 	v.Dump = d
 	return v
+}
+
+// readDump reads run id's whole record from the store.
+func (s *Server) readDump(ctx context.Context, id string) (*Dump, error) {
+	st, err := s.store()
+	if err != nil {
+		return nil, err
+	}
+	d := &Dump{Steps: []store.Step{}, Events: []event.Event{}}
+	var steps []store.Step
+	var events []event.Event
+	if d.Run, err = st.Run(ctx, id); err == nil {
+		steps, err = st.Steps(ctx, id)
+	}
+	if err == nil {
+		events, err = st.RunEvents(ctx, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Steps, d.Events = append(d.Steps, steps...), append(d.Events, events...)
+	return d, nil
 }
 
 // settle follows a task that was cancelled or could not run to its end:

@@ -74,6 +74,8 @@ type Options struct {
 	// AllowModelURL lets clients set a model base URL that is neither
 	// https nor on loopback (POST /config); off by default.
 	AllowModelURL bool
+	// Limits bound what clients can make the server keep or run.
+	Limits Limits
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.
@@ -110,7 +112,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Resend <= 0 {
 		opts.Resend = time.Second
 	}
+	opts.Limits = opts.Limits.withDefaults()
 	s := &Server{opts: opts, id: newID(), log: opts.Log}
+	s.rec.limits, s.rec.log = opts.Limits, opts.Log
 	s.sess.init()
 	s.events.init()
 	rt, err := opts.NewAgent(ModelSettings{}, s.onEvent)
@@ -131,6 +135,7 @@ func (s *Server) Handler() http.Handler { return s.guarded(s.mux) }
 // Close cancels a running task, waits for it and ends the session.
 func (s *Server) Close() error {
 	s.destroy()
+	s.rec.close()
 	s.events.close()
 	s.closeScratch()
 	return nil

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/store"
 )
@@ -60,8 +62,13 @@ type TaskView struct {
 	// task asked for in Midscene's shape (MidsceneRequest).
 	ExecutionDump *ExecutionDump `json:"executionDump,omitempty"`
 	// Dump is the task's whole record once it has ended: the run, its
-	// steps (with each Scene) and its agent events.
-	Dump *Dump `json:"dump,omitempty"`
+	// steps (with each Scene) and its agent events; past
+	// Limits.InlineRecord it is left out and read at DumpURL.
+	Dump    *Dump  `json:"dump,omitempty"`
+	DumpURL string `json:"dumpUrl,omitempty"`
+	// Omitted says what the answer left out for its size, and where to
+	// read it.
+	Omitted []string `json:"omitted,omitempty"`
 	// Progress is the task's progress after the seq asked for; once the
 	// task has ended, its last entry is the end (type end).
 	Progress []Progress `json:"progress"`
@@ -147,6 +154,13 @@ func (t *task) viewLocked(since int) TaskView {
 	return v
 }
 
+// recordID is the task's run in the store ("" before it has one).
+func (t *task) recordID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.runID
+}
+
 func (t *task) setRun(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -169,7 +183,7 @@ func project(e event.Event) Progress {
 	p.Step = pl.Step
 	for _, s := range []string{pl.Summary, pl.Error, pl.Reason, pl.State, pl.Goal} {
 		if s != "" {
-			p.Text = s
+			p.Text = cutText(s, maxProgressText)
 			break
 		}
 	}
@@ -181,6 +195,46 @@ func project(e event.Event) Progress {
 	}
 	return p
 }
+
+// maxProgressText bounds the text of one progress entry a task keeps.
+const maxProgressText = 4 << 10
+
+// cutText is s cut to at most n bytes (on a rune boundary), marked when cut.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + fmt.Sprintf("… [%d bytes cut]", len(s)-n)
+}
+
+// kept is what a finished task keeps of its result for /task-progress:
+// never the agent's events (the store has them), and past
+// Limits.KeptResult only the status, reason and summary, with where the
+// whole record is.
+func (s *Server) kept(runID string, res any) any {
+	if r, ok := res.(*agent.Result); ok && r != nil {
+		c := *r
+		c.Events = nil
+		res = &c
+	}
+	b, err := json.Marshal(res)
+	if err != nil || len(b) <= s.opts.Limits.KeptResult {
+		return res
+	}
+	var head struct {
+		Status  string `json:"status"`
+		Reason  string `json:"reason"`
+		Summary string `json:"summary"`
+	}
+	_ = json.Unmarshal(b, &head)
+	out := map[string]any{"status": head.Status, "reason": cutText(head.Reason, maxProgressText),
+		"summary": cutText(head.Summary, maxProgressText),
+		"omitted": fmt.Sprintf("the result is %d bytes, over the %d a task keeps: read the whole record at %s", len(b), s.opts.Limits.KeptResult, replayURL(runID))}
+	return out
+}
+
+// replayURL is where a run's whole record (Dump) is served.
+func replayURL(runID string) string { return "/reports/" + runID + "/replay" }
 
 // taskTable keeps the running task and the last finished ones.
 type taskTable struct {

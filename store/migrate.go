@@ -60,6 +60,12 @@ var migrations = []string{
 	// 3: the platform a run drove (android, ios), so a listing tells an
 	// iPhone's run from an Android's without opening it; '' for older runs.
 	`ALTER TABLE runs ADD COLUMN platform TEXT NOT NULL DEFAULT '';`,
+	// 4: the process that started a run, so a later one can tell a run
+	// whose process died (marked lost) from one still going.
+	`ALTER TABLE runs ADD COLUMN owner_pid INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE runs ADD COLUMN owner_host TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN owner_start INTEGER NOT NULL DEFAULT 0; -- see Owner.Start
+	CREATE INDEX runs_running ON runs (status) WHERE status = 'running';`,
 }
 
 // SchemaVersion is the schema version this build writes.

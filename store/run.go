@@ -22,6 +22,10 @@ const (
 	StatusFailed   = event.RunFailed
 	StatusError    = event.RunError
 	StatusCanceled = event.RunCanceled
+	// StatusLost is a run whose process ended (killed, crashed, machine
+	// restarted) without finishing it: a later process that opened the
+	// store found it "running" with its owner gone.
+	StatusLost = event.RunLost
 )
 
 // Run is one execution of a script on a device.
@@ -32,8 +36,11 @@ type Run struct {
 	Device string `json:"device,omitempty"` // host-qualified device ID
 	// Platform is the device's platform (android, ios); "" when unknown.
 	Platform string `json:"platform,omitempty"`
-	Status   string `json:"status"`           // running|passed|failed|error|canceled
-	Reason   string `json:"reason,omitempty"` // why it failed, errored or was canceled
+	Status   string `json:"status"`           // running|passed|failed|error|canceled|lost
+	Reason   string `json:"reason,omitempty"` // why it failed, errored, was canceled or lost
+	// Owner is the process that started the run (nil for runs recorded
+	// before Apex kept it).
+	Owner *Owner `json:"owner,omitempty"`
 	// Dir holds the run's files; the store fills it (absolute path).
 	Dir     string    `json:"dir"`
 	Started time.Time `json:"started"`
@@ -50,7 +57,7 @@ func (r Run) Duration(now time.Time) time.Duration {
 
 func validRunStatus(s string) bool {
 	switch s {
-	case StatusRunning, StatusPassed, StatusFailed, StatusError, StatusCanceled:
+	case StatusRunning, StatusPassed, StatusFailed, StatusError, StatusCanceled, StatusLost:
 		return true
 	}
 	return false
@@ -65,6 +72,8 @@ func (s *Store) StartRun(ctx context.Context, r Run) (Run, error) {
 	}
 	r.Started = r.Started.UTC()
 	r.Status, r.Reason, r.Ended = StatusRunning, "", time.Time{}
+	me := self()
+	r.Owner = &me
 	given := r.ID != ""
 	if given {
 		if err := checkID(r.ID); err != nil {
@@ -76,8 +85,9 @@ func (s *Store) StartRun(ctx context.Context, r Run) (Run, error) {
 			r.ID = s.ids.next(s.now())
 		}
 		_, err := s.wdb.ExecContext(ctx,
-			`INSERT INTO runs (id, name, script, device, platform, status, reason, started) VALUES (?, ?, ?, ?, ?, ?, '', ?)`,
-			r.ID, r.Name, r.Script, r.Device, r.Platform, r.Status, r.Started.UnixNano())
+			`INSERT INTO runs (id, name, script, device, platform, status, reason, started, owner_pid, owner_host, owner_start)
+			VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`,
+			r.ID, r.Name, r.Script, r.Device, r.Platform, r.Status, r.Started.UnixNano(), me.PID, me.Host, me.Start)
 		if err == nil {
 			break
 		}
@@ -103,7 +113,7 @@ func (s *Store) StartRun(ctx context.Context, r Run) (Run, error) {
 // FinishRun records how run id ended. status is one of passed, failed,
 // error or canceled; reason says why when it did not pass.
 func (s *Store) FinishRun(ctx context.Context, id, status, reason string) error {
-	if !validRunStatus(status) || status == StatusRunning {
+	if !validRunStatus(status) || status == StatusRunning || status == StatusLost {
 		return fmt.Errorf("store: finish run %s: status %q: use passed, failed, error or canceled", id, status)
 	}
 	res, err := s.wdb.ExecContext(ctx, `UPDATE runs SET status = ?, reason = ?, ended = ? WHERE id = ?`,
@@ -128,7 +138,7 @@ func (s *Store) FinishRun(ctx context.Context, id, status, reason string) error 
 	return nil
 }
 
-const runColumns = `id, name, script, device, platform, status, reason, started, ended`
+const runColumns = `id, name, script, device, platform, status, reason, started, ended, owner_pid, owner_host, owner_start`
 
 // Run returns the run with the given ID, or an error wrapping ErrNotFound.
 func (s *Store) Run(ctx context.Context, id string) (Run, error) {
@@ -173,8 +183,12 @@ func (s *Store) scanRun(row scanner) (Run, error) {
 	var r Run
 	var started int64
 	var ended sql.NullInt64
-	if err := row.Scan(&r.ID, &r.Name, &r.Script, &r.Device, &r.Platform, &r.Status, &r.Reason, &started, &ended); err != nil {
+	var o Owner
+	if err := row.Scan(&r.ID, &r.Name, &r.Script, &r.Device, &r.Platform, &r.Status, &r.Reason, &started, &ended, &o.PID, &o.Host, &o.Start); err != nil {
 		return Run{}, err
+	}
+	if o.PID > 0 {
+		r.Owner = &o
 	}
 	r.Started = time.Unix(0, started).UTC()
 	if ended.Valid {

@@ -97,6 +97,10 @@ func OpenWith(dir string, opts *Options) (*Store, error) {
 		return nil, err
 	}
 	s.rdb.SetMaxOpenConns(4)
+	// A run its dead process left "running" would show so forever.
+	if _, err := s.markLost(context.Background()); err != nil {
+		s.log.Warn("could not mark the runs of dead processes lost", "err", err)
+	}
 	return s, nil
 }
 

@@ -4,7 +4,7 @@
 // It uses app.js's helpers ($, el, api).
 "use strict";
 
-const runWords = { passed: "passed", failed: "failed", error: "error", canceled: "canceled", running: "running" };
+const runWords = { passed: "passed", failed: "failed", error: "error", canceled: "canceled", running: "running", lost: "lost" };
 
 async function showRuns() {
   const list = $("runs-list");

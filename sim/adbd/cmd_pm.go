@@ -310,7 +310,7 @@ func pmInstall(c *Cmd, a []string) int {
 		}
 		data = b
 	case size >= 0:
-		b, err := readN(c.Stdin, size)
+		b, err := readN(c.Stdin, size, c.fs().MaxFile())
 		if err != nil {
 			c.printf("Failure [INSTALL_FAILED_MEDIA_UNAVAILABLE: read %d bytes of APK from stdin: %v]\n", size, err)
 			return 1
@@ -338,12 +338,17 @@ func (c *Cmd) install(data []byte) int {
 	return 0
 }
 
-// maxAPK bounds what an install reads into memory.
-const maxAPK = 512 << 20
-
-func readN(r io.Reader, n int) ([]byte, error) {
-	if n > maxAPK {
-		return nil, fmt.Errorf("%d bytes is more than the simulator's %d-byte limit", n, maxAPK)
+func readN(r io.Reader, n int, limit int64) ([]byte, error) {
+	if n < 0 {
+		// No size given: up to the end, within the bound.
+		data, err := io.ReadAll(io.LimitReader(r, limit+1))
+		if err == nil && int64(len(data)) > limit {
+			err = fmt.Errorf("%w: the simulated phone keeps files of at most %d bytes", ErrNoSpace, limit)
+		}
+		return data, err
+	}
+	if int64(n) > limit {
+		return nil, fmt.Errorf("%w: %d bytes is more than the simulated phone's %d-byte bound on a file", ErrNoSpace, n, limit)
 	}
 	buf := make([]byte, n)
 	_, err := io.ReadFull(r, buf)
@@ -397,13 +402,26 @@ func pmSession(c *Cmd, a []string) int {
 		if len(rest) >= 3 && rest[2] != "-" {
 			data, err = c.fs().ReadFile(c.path(rest[2]))
 		} else {
-			data, err = readN(c.Stdin, size)
+			data, err = readN(c.Stdin, size, c.fs().MaxFile())
 		}
 		if err != nil {
 			c.printf("Failure [INSTALL_FAILED_MEDIA_UNAVAILABLE: %v]\n", err)
 			return 1
 		}
 		s.mu.Lock()
+		held := int64(len(data))
+		for sid, sess := range s.sessions {
+			for name, b := range sess {
+				if sid != id || name != rest[1] { // a split written again replaces itself
+					held += int64(len(b))
+				}
+			}
+		}
+		if _, total := c.fs().Limits(); held > total {
+			s.mu.Unlock()
+			c.printf("Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE: install sessions would hold %d bytes; the simulated phone keeps %d in all: abandon one]\n", held, total)
+			return 1
+		}
 		files[rest[1]] = data
 		s.mu.Unlock()
 		c.printf("Success: streamed %d bytes\n", len(data))

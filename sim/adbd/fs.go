@@ -1,6 +1,7 @@
 package adbd
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -17,6 +18,53 @@ type FS struct {
 	mu    sync.Mutex
 	nodes map[string]*node
 	ino   uint64
+	// used is the bytes its files hold; maxFile and maxTotal bound one
+	// file and all of them (SetLimits).
+	used              int64
+	maxFile, maxTotal int64
+}
+
+// Default bounds of an FS: what a client can make the simulated phone
+// keep in memory (docs/security.md).
+const (
+	DefaultMaxFile  = 128 << 20
+	DefaultMaxTotal = 256 << 20
+)
+
+// ErrNoSpace is a write past an FS's bounds.
+var ErrNoSpace = errors.New("No space left on device")
+
+// SetLimits bounds one file to maxFile bytes and all files together to
+// maxTotal (0 leaves a bound as it is).
+func (f *FS) SetLimits(maxFile, maxTotal int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if maxFile > 0 {
+		f.maxFile = maxFile
+	}
+	if maxTotal > 0 {
+		f.maxTotal = maxTotal
+	}
+}
+
+// MaxFile is the most bytes one file may hold.
+func (f *FS) MaxFile() int64 {
+	maxFile, _ := f.Limits()
+	return maxFile
+}
+
+// Limits are the bounds on one file and on all of them.
+func (f *FS) Limits() (maxFile, maxTotal int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.maxFile, f.maxTotal
+}
+
+// spaceError says which bound a write of size bytes (the file's new size)
+// passes, naming the bounds.
+func (f *FS) spaceError(p string, size int64) error {
+	return &fs.PathError{Op: "write", Path: p, Err: fmt.Errorf("%w: the simulated phone keeps files of at most %d bytes, %d in all (%d in use); this one would hold %d",
+		ErrNoSpace, f.maxFile, f.maxTotal, f.used, size)}
 }
 
 type node struct {
@@ -51,7 +99,7 @@ var DefaultDirs = []string{"/sdcard/Download", "/sdcard/DCIM", "/sdcard/Pictures
 
 // NewFS returns a file system holding DefaultDirs.
 func NewFS() *FS {
-	f := &FS{nodes: map[string]*node{}}
+	f := &FS{nodes: map[string]*node{}, maxFile: DefaultMaxFile, maxTotal: DefaultMaxTotal}
 	f.nodes["/"] = &node{dir: true, mode: 0o755, mtime: time.Now(), ino: 1}
 	f.ino = 1
 	for _, d := range DefaultDirs {
@@ -136,6 +184,17 @@ func (f *FS) write(p string, data []byte, mode fs.FileMode, appendTo bool) error
 	if ok && n.dir {
 		return &fs.PathError{Op: "open", Path: p, Err: errIsDir}
 	}
+	size, old := int64(len(data)), int64(0)
+	if ok {
+		old = int64(len(n.data))
+	}
+	if appendTo {
+		size += old
+	}
+	if size > f.maxFile || f.used-old+size > f.maxTotal {
+		return f.spaceError(p, size)
+	}
+	f.used += size - old
 	if !ok {
 		if mode.Perm() == 0 {
 			mode = 0o644
@@ -229,9 +288,11 @@ func (f *FS) Remove(p string, recursive bool) error {
 			return &fs.PathError{Op: "remove", Path: p, Err: errNotEmpty}
 		}
 		for _, q := range kids {
+			f.used -= int64(len(f.nodes[q].data))
 			delete(f.nodes, q)
 		}
 	}
+	f.used -= int64(len(n.data))
 	delete(f.nodes, p)
 	return nil
 }

@@ -47,6 +47,7 @@ func (s *Server) RunShell(ctx context.Context, script string, stdin io.Reader, s
 		interp.StdIO(in, stdout, stderr),
 		interp.Env(expand.ListEnviron(shellEnv...)),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
+		interp.CallHandler(boundStrings),
 		interp.OpenHandler(s.openFile),
 		interp.StatHandler(s.statFile),
 		interp.ReadDirHandler2(s.readDir),
@@ -69,6 +70,39 @@ func (s *Server) RunShell(ctx context.Context, script string, stdin io.Reader, s
 	}
 	fmt.Fprintf(stderr, "/system/bin/sh: %v\n", err)
 	return 1
+}
+
+// MaxShellStrings bounds the strings one shell on the simulated phone
+// keeps at a time: its variables, a command's arguments and the output a
+// command substitution has read so far. The interpreter keeps them in
+// memory, where a doubling loop would take all there is.
+const MaxShellStrings = 16 << 20
+
+// boundStrings stops a script whose strings pass MaxShellStrings, checked
+// before every command (builtins too).
+func boundStrings(ctx context.Context, args []string) ([]string, error) {
+	hc := interp.HandlerCtx(ctx)
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	if b, ok := hc.Stdout.(*strings.Builder); ok { // $(…) reading
+		n += b.Len()
+	}
+	hc.Env.Each(func(_ string, vr expand.Variable) bool {
+		n += len(vr.Str)
+		for _, v := range vr.List {
+			n += len(v)
+		}
+		for k, v := range vr.Map {
+			n += len(k) + len(v)
+		}
+		return n <= MaxShellStrings
+	})
+	if n > MaxShellStrings {
+		return nil, fmt.Errorf("stopped: the script's strings (variables, a command's arguments, output read by $(…)) passed the simulated phone's bound of %d bytes", MaxShellStrings)
+	}
+	return args, nil
 }
 
 // stdinFile gives the interpreter an *os.File for stdin (it needs one),

@@ -117,7 +117,10 @@ func (s *Server) syncSend(r io.Reader, w *bufio.Writer, spec string) error {
 	if err != nil {
 		return errors.New("SEND with a bad mode " + strconv.Quote(spec[i+1:]))
 	}
+	// Past the file bound the rest is read and dropped: the host hears
+	// FAIL once it has sent everything, as for any failed push.
 	var buf bytes.Buffer
+	limit, size := s.fs.MaxFile(), int64(0)
 	for {
 		p, err := proto.ReadSyncPacket(r, proto.SyncMaxData)
 		if err != nil {
@@ -125,14 +128,23 @@ func (s *Server) syncSend(r io.Reader, w *bufio.Writer, spec string) error {
 		}
 		switch p.ID {
 		case proto.SyncDATA:
-			buf.Write(p.Data)
+			size += int64(len(p.Data))
+			if size <= limit {
+				buf.Write(p.Data)
+			} else {
+				buf = bytes.Buffer{}
+			}
 			continue
 		case proto.SyncDONE:
 		default:
 			return errors.New("unexpected " + p.ID + " during SEND")
 		}
 		var ferr error
-		if !strings.HasPrefix(name, "/") {
+		if size > limit {
+			s.fs.mu.Lock()
+			ferr = s.fs.spaceError(name, size)
+			s.fs.mu.Unlock()
+		} else if !strings.HasPrefix(name, "/") {
 			ferr = &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 		} else if ferr = s.fs.MkdirAll(path.Dir(name)); ferr == nil {
 			ferr = s.fs.WriteFile(name, buf.Bytes(), fs.FileMode(mode).Perm())
@@ -167,6 +179,8 @@ func failMessage(err error) string {
 		return "No such file or directory"
 	case errors.Is(err, fs.ErrPermission):
 		return "Permission denied"
+	case errors.Is(err, ErrNoSpace):
+		return err.Error()
 	}
 	return err.Error()
 }

@@ -72,6 +72,15 @@ func cleanEnv(extra ...string) []string {
 // in /, without the token) once it serves. It is killed when t ends.
 func playground(t *testing.T, dir string, env []string, args ...string) (string, *proc) {
 	t.Helper()
+	u, p := playgroundPrinted(t, dir, env, args...)
+	u, _, _ = strings.Cut(u, "?")
+	return u, p
+}
+
+// playgroundPrinted is playground, returning the URL as printed (with its
+// token).
+func playgroundPrinted(t *testing.T, dir string, env []string, args ...string) (string, *proc) {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
@@ -113,7 +122,6 @@ func playground(t *testing.T, dir string, env []string, args ...string) (string,
 	t.Cleanup(p.kill)
 	select {
 	case u := <-urls:
-		u, _, _ = strings.Cut(u, "?")
 		return u, p
 	case <-p.done:
 		t.Fatalf("apex playground ended before serving: %s", p.errors())

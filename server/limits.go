@@ -1,0 +1,48 @@
+package server
+
+import "github.com/apexagent/apex/internal/httpguard"
+
+// Limits bound what clients can make the playground keep or run. A zero
+// field takes its default; docs/security.md lists them.
+type Limits struct {
+	// TaskSteps bounds the steps one task of POST /execute runs (a step's
+	// repeats included); the step past it fails. Default 1000.
+	TaskSteps int
+	// InlineRecord bounds the bytes of a task's record (dump) or report
+	// page an answer carries; past it the answer says where to read it
+	// (dumpUrl, report.url). Default 8 MiB.
+	InlineRecord int
+	// KeptResult bounds the bytes of result a finished task keeps for
+	// /task-progress; past it the result keeps its status, reason and
+	// summary and points to the record. Default 256 KiB.
+	KeptResult int
+	// RecordedActions bounds the actions of one recording; /interact
+	// answers 429 past it while recording. Default 2000.
+	RecordedActions int
+	// RecorderFrames bounds the bytes of screenshots one recording keeps
+	// (on disk); actions past it are recorded without them. Default
+	// 256 MiB.
+	RecorderFrames int64
+	// AuthFailures is how many wrong tokens one address may send a
+	// minute; past it the address is answered 429 until the minute ends.
+	// Default httpguard.MaxFailures (10).
+	AuthFailures int
+}
+
+// withDefaults is l with every zero field at its default.
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.TaskSteps, 1000)
+	def(&l.InlineRecord, 8<<20)
+	def(&l.KeptResult, 256<<10)
+	def(&l.RecordedActions, 2000)
+	def(&l.AuthFailures, httpguard.MaxFailures)
+	if l.RecorderFrames <= 0 {
+		l.RecorderFrames = 256 << 20
+	}
+	return l
+}
