@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"compress/flate"
+	"container/list"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -52,7 +53,8 @@ func encodeFlat(w io.Writer, img *image.RGBA) error {
 //     is not filtered, and its Adler-32 share has a closed form;
 //   - deflate runs at BestSpeed on bands of bandRows rows, each its own
 //     IDAT chunk ending on a sync flush, compressed in parallel and
-//     reused from prev when unchanged; the checksums are combined.
+//     reused when unchanged from prev or from any phone's recent bands
+//     (sharedBands); the checksums are combined.
 //
 // Alpha is dropped: frames are opaque. Tried and dropped: long runs of
 // equal rows as hand-made fixed-Huffman blocks (~10 % less CPU, ~15 %
@@ -67,15 +69,23 @@ func encodeBands(img *image.RGBA, prev []band) ([]byte, []band, int, error) {
 	bands := make([]band, nb)
 	var dirty []int
 	for i := range bands {
-		bands[i].key = bandKey(img, i)
-		if i < len(prev) && len(prev) == nb && prev[i].key == bands[i].key {
+		key := bandKey(img, i)
+		if i < len(prev) && len(prev) == nb && prev[i].key == key {
 			bands[i] = prev[i]
 			continue
 		}
+		if bd, ok := sharedBands.get(key); ok {
+			bands[i] = bd
+			continue
+		}
+		bands[i].key = key
 		dirty = append(dirty, i)
 	}
 	if err := compressBands(img, bands, dirty); err != nil {
 		return nil, nil, 0, err
+	}
+	for _, i := range dirty {
+		sharedBands.put(bands[i])
 	}
 
 	var hdr [13]byte
@@ -105,6 +115,51 @@ func encodeBands(img *image.RGBA, prev []band) ([]byte, []band, int, error) {
 	out = appendChunk(out, "IDAT", trailer[:])
 	out = appendChunk(out, "IEND", nil)
 	return out, bands, len(dirty), nil
+}
+
+// sharedBandBytes bounds the bands kept for every phone of the process.
+const sharedBandBytes = 8 << 20
+
+// sharedBands keeps the bands last compressed by any phone of the process,
+// by key, up to sharedBandBytes (the least recently used go first): phones
+// that show the same app, keyboard or bars (a farm running one suite)
+// compress each such band once.
+var sharedBands bandCache
+
+type bandCache struct {
+	mu    sync.Mutex
+	byKey map[uint64]*list.Element // of band
+	lru   list.List                // most recently used first
+	size  int
+}
+
+func (c *bandCache) get(key uint64) (band, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byKey[key]
+	if !ok {
+		return band{}, false
+	}
+	c.lru.MoveToFront(e)
+	return e.Value.(band), true
+}
+
+func (c *bandCache) put(bd band) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey = map[uint64]*list.Element{}
+	}
+	if _, ok := c.byKey[bd.key]; ok || len(bd.chunk) > sharedBandBytes/4 {
+		return
+	}
+	c.byKey[bd.key] = c.lru.PushFront(bd)
+	c.size += len(bd.chunk)
+	for c.size > sharedBandBytes {
+		old := c.lru.Remove(c.lru.Back()).(band)
+		delete(c.byKey, old.key)
+		c.size -= len(old.chunk)
+	}
 }
 
 // hashSeed keys band hashes; a process's bands are compared only with

@@ -22,12 +22,12 @@ type shotCache struct {
 // 1080×2400 frame is 10 MB, too much to keep per phone.
 var framePool sync.Map // image.Point -> *sync.Pool
 
-// renderSlots bounds the screenshots drawn and encoded at once to half the
+// renderSlots bounds the screenshots drawn and encoded at once to the
 // cores (each compresses its bands on all of them): 50 phones polled
-// together then hold a frame or a few, not 50 (500 MB kept after the
-// burst), and each screenshot gets the cores sooner.
+// together then hold a few frames, not 50 (500 MB kept after the burst),
+// and each screenshot gets the cores sooner.
 var renderSlots = sync.OnceValue(func() chan struct{} {
-	return make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+	return make(chan struct{}, runtime.GOMAXPROCS(0))
 })
 
 func getFrame(w, h int) *image.RGBA {

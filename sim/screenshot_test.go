@@ -52,7 +52,8 @@ func TestScreenshotPixels(t *testing.T) {
 }
 
 // TestScreenshotReusesBands: a typed character compresses a few bands
-// again, not the screen; an unchanged frame compresses none.
+// again, not the screen; an unchanged frame compresses none, nor does
+// another phone's frame with the same pixels.
 func TestScreenshotReusesBands(t *testing.T) {
 	p, err := NewPhone(Options{Seed: 1, Clock: newFakeClock()})
 	if err != nil {
@@ -61,6 +62,11 @@ func TestScreenshotReusesBands(t *testing.T) {
 	p.Launch("com.apex.shop")
 	p.Tap(540, 400)
 	f1, _ := p.Frame()
+	sharedBands.mu.Lock()
+	clear(sharedBands.byKey)
+	sharedBands.lru.Init()
+	sharedBands.size = 0
+	sharedBands.mu.Unlock()
 	_, bands, n1, err := encodeBands(f1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +76,11 @@ func TestScreenshotReusesBands(t *testing.T) {
 	}
 	if _, _, n, _ := encodeBands(f1, bands); n != 0 {
 		t.Errorf("the same frame again: %d bands compressed; want 0", n)
+	}
+	if png, _, n, _ := encodeBands(f1, nil); n != 0 {
+		t.Errorf("the same pixels on another phone: %d bands compressed; want 0", n)
+	} else {
+		samePixels(t, "shared", png, f1)
 	}
 	p.InputText("a")
 	f2, _ := p.Frame()
