@@ -42,7 +42,7 @@ var table = []struct {
 	{"intelligence", []string{"llm", "llm/llmtest", "agent"}},
 	{"records", []string{"store", "report"}},
 	{"application", []string{"runner", "farm", "farm/audit", "farm/lease", "farm/queue", "farm/registry", "farm/plane", "farm/remote", "farm/host", "farm/console", "farm/farmtest"}},
-	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "internal/layers", "test/attack"}},
+	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "bench/cpuhog", "internal/layers", "test/attack"}},
 }
 
 // narrow lists package trees that may reach down less far than their
