@@ -7,7 +7,7 @@ GO ?= go
 APT_PACKAGES := adb tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim fonts-noto-cjk chromium ffmpeg
 NPM_DIR := .cache/npm
 
-.PHONY: test deps deps-apt deps-npm vet bench fmt install
+.PHONY: test deps deps-apt deps-npm vet bench fmt install stress
 
 # `make install` puts apex in $(go env GOBIN) (default ~/go/bin), stamped
 # with the version (git describe) and commit `apex version` prints.
@@ -44,6 +44,16 @@ deps-npm:
 	@if [ -f test/npm/package.json ] && ! cmp -s test/npm/package-lock.json test/npm/node_modules/.installed-lock.json; then \
 		echo "installing npm packages for tests"; \
 		(cd test/npm && npm install --no-save --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json); fi
+
+# `make stress` runs the server and cli tests three times with the race
+# detector beside a CPU hog (a busy goroutine per core): a test that waits
+# on time instead of a condition fails here first (issue 20).
+STRESS_PACKAGES ?= ./server/ ./cli/
+stress: deps
+	$(GO) build -o .cache/cpuhog ./bench/cpuhog
+	.cache/cpuhog -for 2h & hog=$$!; \
+	$(GO) test -race -count=3 -timeout 90m $(STRESS_PACKAGES); rc=$$?; \
+	kill $$hog; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 
 	"github.com/apexagent/apex/device"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -50,11 +51,13 @@ type Action struct {
 	aliases           []string
 	params            reflect.Type
 	plan              *structPlan
-	schema            *jsonschema.Schema
-	schemaJSON        json.RawMessage
-	call              func(ctx context.Context, env *Env, p any) error
-	effect            func(p any) Effect // nil: undeclared (see WithEffect)
-	setting           bool               // a device setting (AsSetting)
+	// schema is built on first use: the JSON Schemas of every declared
+	// action cost a program's start-up ~1.5 MB and tens of milliseconds,
+	// and most commands never show one to a model.
+	schema  func() actionSchema
+	call    func(ctx context.Context, env *Env, p any) error
+	effect  func(p any) Effect // nil: undeclared (see WithEffect)
+	setting bool               // a device setting (AsSetting)
 }
 
 // LocatorField describes one params field of type Locator or *Locator.
@@ -92,23 +95,30 @@ func Define[P any](name, description string, call func(ctx context.Context, env 
 	if err != nil {
 		panic(fmt.Sprintf("action.Define(%q): %v", name, err))
 	}
-	s, err := buildSchema(t, plan)
-	if err != nil {
-		panic(fmt.Sprintf("action.Define(%q): schema: %v", name, err))
-	}
-	raw, err := marshalSchema(s)
-	if err != nil {
-		panic(fmt.Sprintf("action.Define(%q): schema: %v", name, err))
-	}
 	return &Action{
 		name:        name,
 		description: description,
 		params:      t,
 		plan:        plan,
-		schema:      s,
-		schemaJSON:  raw,
-		call:        func(ctx context.Context, env *Env, p any) error { return call(ctx, env, p.(*P)) },
+		schema: sync.OnceValue(func() actionSchema {
+			s, err := buildSchema(t, plan)
+			if err != nil {
+				panic(fmt.Sprintf("action.Define(%q): schema: %v", name, err))
+			}
+			raw, err := marshalSchema(s)
+			if err != nil {
+				panic(fmt.Sprintf("action.Define(%q): schema: %v", name, err))
+			}
+			return actionSchema{s, raw}
+		}),
+		call: func(ctx context.Context, env *Env, p any) error { return call(ctx, env, p.(*P)) },
 	}
+}
+
+// actionSchema is an action's params schema and its JSON.
+type actionSchema struct {
+	schema *jsonschema.Schema
+	json   json.RawMessage
 }
 
 func validName(name string) bool {
@@ -146,11 +156,11 @@ func (a *Action) Description() string { return a.description }
 func (a *Action) ParamsType() reflect.Type { return a.params }
 
 // Schema returns a copy of the JSON Schema of the params.
-func (a *Action) Schema() *jsonschema.Schema { return a.schema.CloneSchemas() }
+func (a *Action) Schema() *jsonschema.Schema { return a.schema().schema.CloneSchemas() }
 
 // SchemaJSON returns the JSON Schema of the params as JSON. Callers must not
 // modify the returned bytes.
-func (a *Action) SchemaJSON() json.RawMessage { return a.schemaJSON }
+func (a *Action) SchemaJSON() json.RawMessage { return a.schema().json }
 
 // LocatorFields names the params that must be found on screen, in
 // declaration order.

@@ -15,7 +15,7 @@ func (a *Action) scalarParam() string {
 	var sc struct {
 		Required []string `json:"required"`
 	}
-	if json.Unmarshal(a.schemaJSON, &sc) == nil && len(sc.Required) == 1 {
+	if json.Unmarshal(a.SchemaJSON(), &sc) == nil && len(sc.Required) == 1 {
 		return sc.Required[0]
 	}
 	return ""

@@ -134,8 +134,15 @@ func (s *Space) Names() []string {
 	return names
 }
 
+// normName is how names compare: without spaces, dashes and underscores,
+// in lower case.
 func normName(name string) string {
-	return strings.ToLower(strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.TrimSpace(name)))
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '_' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(name)))
 }
 
 // Describe is the text that tells a model which actions exist here: one
@@ -187,7 +194,7 @@ type Tool struct {
 func (s *Space) Tools() []Tool {
 	tools := make([]Tool, len(s.actions))
 	for i, a := range s.actions {
-		tools[i] = Tool{Name: a.name, Description: a.description, InputSchema: a.schemaJSON}
+		tools[i] = Tool{Name: a.name, Description: a.description, InputSchema: a.SchemaJSON()}
 	}
 	return tools
 }

@@ -50,7 +50,7 @@ func FuzzModelAnswer(f *testing.F) {
 		if err != nil {
 			return
 		}
-		steps, err := decodePlan(raw, knownActions)
+		steps, err := decodePlan(raw, knownActions())
 		if err == nil {
 			if verr := validatePlan(steps); verr != nil {
 				t.Fatalf("decodePlan accepted an invalid plan: %v", verr)

@@ -8,10 +8,10 @@ import (
 	"image"
 	_ "image/jpeg" // screenshots may be JPEG
 	_ "image/png"
-	"regexp"
 	"strings"
 
 	"github.com/apexagent/apex/check"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/scene"
 )
@@ -31,9 +31,9 @@ type region struct {
 var (
 	// regionPart names a part of the screen: "in the header: …",
 	// "in the dialog, …".
-	regionPart = regexp.MustCompile(`(?i)^in (?:the )?(top|bottom|left|right|center|centre|header|footer|dialog)\b\s*[,:]?\s*(.+)$`)
+	regionPart = lazy.Regexp(`(?i)^in (?:the )?(top|bottom|left|right|center|centre|header|footer|dialog)\b\s*[,:]?\s*(.+)$`)
 	// regionElement names an element: `in "Cart": …`, 在“购物车”中：…
-	regionElement = regexp.MustCompile(`^(?:(?i:in)\s+["“'‘]([^"”'’]+)["”'’]|在[“"]([^”"]+)[”"](?:中|里)?)\s*[,:，：]?\s*(.+)$`)
+	regionElement = lazy.Regexp(`^(?:(?i:in)\s+["“'‘]([^"”'’]+)["”'’]|在[“"]([^”"]+)[”"](?:中|里)?)\s*[,:，：]?\s*(.+)$`)
 )
 
 // regionOf finds the region an assertion names on sc ("in the header:
@@ -42,9 +42,9 @@ var (
 func regionOf(assertion string, sc *scene.Scene) *region {
 	a := strings.TrimSpace(assertion)
 	name := ""
-	if m := regionPart.FindStringSubmatch(a); m != nil {
+	if m := regionPart().FindStringSubmatch(a); m != nil {
 		name = m[1]
-	} else if m := regionElement.FindStringSubmatch(a); m != nil {
+	} else if m := regionElement().FindStringSubmatch(a); m != nil {
 		name = m[1] + m[2]
 	}
 	if name == "" || sc == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/check"
@@ -56,12 +57,14 @@ func (s Step) MarshalJSON() ([]byte, error) {
 // knownActions are the actions of every platform: what a step read back
 // from events (Replay, a Result's JSON) may name. A plan is decoded
 // against its device's own space (decodeStep).
-var knownActions = action.ForPlatform(device.Android).With(action.ForPlatform(device.IOS).Actions()...)
+var knownActions = sync.OnceValue(func() *action.Space {
+	return action.ForPlatform(device.Android).With(action.ForPlatform(device.IOS).Actions()...)
+})
 
 // UnmarshalJSON reads a step of a recorded plan; its action must be one of
 // the built-in actions.
 func (s *Step) UnmarshalJSON(data []byte) error {
-	st, err := decodeStep(data, knownActions)
+	st, err := decodeStep(data, knownActions())
 	if err != nil {
 		return err
 	}

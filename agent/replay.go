@@ -33,7 +33,7 @@ type finishEvent struct {
 // task_finished event is missing (the process died) replays with the
 // status "running" and its last state. Its plan may call the built-in
 // actions of any platform.
-func Replay(events []event.Event) (*Result, error) { return replay(events, knownActions) }
+func Replay(events []event.Event) (*Result, error) { return replay(events, knownActions()) }
 
 // replay is Replay of a task whose plan calls the actions of space.
 func replay(events []event.Event, space *action.Space) (*Result, error) {

@@ -5,10 +5,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/check"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // UnderstandError says which sentence of a goal the rule planner could not
@@ -183,12 +185,12 @@ func splitSentences(goal string) []string {
 	return res
 }
 
-var thenRE = regexp.MustCompile(`(?i)\s+(?:and then|then|and)\s+`)
+var thenRE = lazy.Regexp(`(?i)\s+(?:and then|then|and)\s+`)
 
 // splitThen splits at " then " outside quotes.
 func splitThen(s string) []string {
 	masked, _, raw := maskQuotesRaw(s)
-	locs := thenRE.FindAllStringIndex(masked, -1)
+	locs := thenRE().FindAllStringIndex(masked, -1)
 	if len(locs) == 0 {
 		return []string{s}
 	}
@@ -207,11 +209,11 @@ func splitThen(s string) []string {
 	return out
 }
 
-var maskRE = regexp.MustCompile(`«(\d+)»`)
+var maskRE = lazy.Regexp(`«(\d+)»`)
 
 // unmask puts the quoted texts back.
 func unmask(s string, raw []string) string {
-	return maskRE.ReplaceAllStringFunc(s, func(m string) string {
+	return maskRE().ReplaceAllStringFunc(s, func(m string) string {
 		k, _ := strconv.Atoi(m[len("«") : len(m)-len("»")])
 		if k < len(raw) {
 			return raw[k]
@@ -220,14 +222,14 @@ func unmask(s string, raw []string) string {
 	})
 }
 
-var connectorRE = regexp.MustCompile(`(?i)^(?:and then|then|and|next|finally|after that|afterwards|first|please)\s+`)
-var zhConnectorRE = regexp.MustCompile(`^(?:然后|接着|之后|再|并且|并|最后|首先|请)`)
+var connectorRE = lazy.Regexp(`(?i)^(?:and then|then|and|next|finally|after that|afterwards|first|please)\s+`)
+var zhConnectorRE = lazy.Regexp(`^(?:然后|接着|之后|再|并且|并|最后|首先|请)`)
 
 func trimConnectors(s string) string {
 	s = strings.TrimSpace(s)
 	for {
-		t := connectorRE.ReplaceAllString(s, "")
-		t = strings.TrimSpace(zhConnectorRE.ReplaceAllString(t, ""))
+		t := connectorRE().ReplaceAllString(s, "")
+		t = strings.TrimSpace(zhConnectorRE().ReplaceAllString(t, ""))
 		if t == s {
 			return s
 		}
@@ -385,88 +387,96 @@ const control = `(?: (?:switch|toggle|setting|option|checkbox))?`
 
 // English patterns; the check patterns also serve Assert goals without a
 // leading verb.
-var enActions = []pattern{
-	pat(`(?:tap|click|press|select|choose|hit|touch)(?: on)?(?: the)? T(?: (?:button|item|icon|link|tab|entry|option|checkbox|switch|toggle))?`, touch(action.Tap)),
-	pat(`(?:turn|switch|toggle|set) (?P<s>on|off)(?: the)? T`+control, turn),
-	pat(`(?:turn|switch|toggle|set)(?: the)? T`+control+` (?:to )?(?P<s>on|off)`, turn),
-	pat(`(?P<s>enable|disable)(?: the)? T`+control, turn),
-	pat(`(?:make sure|ensure)(?: that)?(?: the)? T`+control+` is (?:turned |switched )?(?P<s>on|off)`, turn),
-	pat(`(?P<s>tick|untick|check the box)(?: the)? T`+control, turn),
-	pat(`(?:toggle|switch)(?: the)? T`+control, touch(action.Tap)),
-	pat(`double[- ]?(?:tap|click)(?: on)?(?: the)? T`, touch(action.DoubleTap)),
-	pat(`long[- ]?(?:press|tap|click)(?: on)?(?: the)? T`, longPress),
-	pat(`(?:type|enter|input|write|fill in) V(?: (?:into|in|on|to)(?: the)? T(?: (?:field|box|input))?)?`, input),
-	pat(`(?:fill|set)(?: in)?(?: the)? T(?: (?:field|box|input))? (?:with|to) V`, input),
-	pat(`(?:in|into)(?: the)? T(?: (?:field|box|input))?,? (?:type|enter|input|write) V`, input),
-	pat(`(?:open|launch|start)(?: the)?(?: app)? T(?: app)?`, open),
-	pat(`(?:go back|back|press back|navigate back|press the back button)`, key(action.Back)),
-	pat(`(?:go home|home|press home|go to the home screen|press the home button)`, key(action.Home)),
-	pat(`(?:press|hit|tap)(?: the)? (?P<k>enter|search|tab|delete|escape|space|back|home)(?: key| button)?`, pressKey),
-	pat(`submit(?: the form)?`, submit),
-	pat(`scroll(?: (?P<d>up|down|left|right))?(?: (?:to|until)(?: the)? T(?: (?:is )?(?:visible|shows|appears|is shown))?)?`, func(m map[string]string) ruleStep { return scroll(m["d"], m["t"]) }),
-	pat(`wait(?: for)? `+num+` ?(?P<u>s|sec|secs|seconds?|ms|milliseconds?)`, waitFor),
-	pat(`wait (?:for|until)(?: the)? T(?: (?:to )?(?:appear|appears|show|shows|is shown|exists|is visible))?`, waitUntil),
-}
+var enActions = sync.OnceValue(func() []pattern {
+	return []pattern{
+		pat(`(?:tap|click|press|select|choose|hit|touch)(?: on)?(?: the)? T(?: (?:button|item|icon|link|tab|entry|option|checkbox|switch|toggle))?`, touch(action.Tap)),
+		pat(`(?:turn|switch|toggle|set) (?P<s>on|off)(?: the)? T`+control, turn),
+		pat(`(?:turn|switch|toggle|set)(?: the)? T`+control+` (?:to )?(?P<s>on|off)`, turn),
+		pat(`(?P<s>enable|disable)(?: the)? T`+control, turn),
+		pat(`(?:make sure|ensure)(?: that)?(?: the)? T`+control+` is (?:turned |switched )?(?P<s>on|off)`, turn),
+		pat(`(?P<s>tick|untick|check the box)(?: the)? T`+control, turn),
+		pat(`(?:toggle|switch)(?: the)? T`+control, touch(action.Tap)),
+		pat(`double[- ]?(?:tap|click)(?: on)?(?: the)? T`, touch(action.DoubleTap)),
+		pat(`long[- ]?(?:press|tap|click)(?: on)?(?: the)? T`, longPress),
+		pat(`(?:type|enter|input|write|fill in) V(?: (?:into|in|on|to)(?: the)? T(?: (?:field|box|input))?)?`, input),
+		pat(`(?:fill|set)(?: in)?(?: the)? T(?: (?:field|box|input))? (?:with|to) V`, input),
+		pat(`(?:in|into)(?: the)? T(?: (?:field|box|input))?,? (?:type|enter|input|write) V`, input),
+		pat(`(?:open|launch|start)(?: the)?(?: app)? T(?: app)?`, open),
+		pat(`(?:go back|back|press back|navigate back|press the back button)`, key(action.Back)),
+		pat(`(?:go home|home|press home|go to the home screen|press the home button)`, key(action.Home)),
+		pat(`(?:press|hit|tap)(?: the)? (?P<k>enter|search|tab|delete|escape|space|back|home)(?: key| button)?`, pressKey),
+		pat(`submit(?: the form)?`, submit),
+		pat(`scroll(?: (?P<d>up|down|left|right))?(?: (?:to|until)(?: the)? T(?: (?:is )?(?:visible|shows|appears|is shown))?)?`, func(m map[string]string) ruleStep { return scroll(m["d"], m["t"]) }),
+		pat(`wait(?: for)? `+num+` ?(?P<u>s|sec|secs|seconds?|ms|milliseconds?)`, waitFor),
+		pat(`wait (?:for|until)(?: the)? T(?: (?:to )?(?:appear|appears|show|shows|is shown|exists|is visible))?`, waitUntil),
+	}
+})
 
-var enChecks = []pattern{
-	pat(`(?:there is|there's|I see|you see)(?: an?| the)? T`, expect(check.Exists)),
-	pat(`T (?:exists|is shown|is visible|appears|is displayed|is on (?:the )?screen|shows up|is there|shows)`, expect(check.Exists)),
-	pat(`T (?:does not exist|doesn't exist|is gone|is not shown|is not visible|disappears|disappeared|is hidden|is absent|is not on (?:the )?screen|does not appear)`, expect(check.NotExists)),
-	pat(`(?:there is no|there's no|no) T`, expect(check.NotExists)),
-	pat(`T (?:contains|includes) V`, expect(check.TextContains)),
-	pat(`T (?:reads|says|equals|is|shows|has text|text is|displays) V`, expect(check.TextEquals)),
-	pat(`T (?:shows|appears|is shown) `+num+` times?`, expect(check.Count)),
-	pat(`T (?:is )?(?:greater than|more than|above|over|>) `+num, expect(check.NumberGreater)),
-	pat(`T (?:is )?(?:less than|fewer than|below|under|<) `+num, expect(check.NumberLess)),
-	pat(`T (?:is )?(?:checked|on|enabled|switched on|turned on|ticked|selected)`, expect(check.Checked)),
-	pat(`T (?:is )?(?:not checked|unchecked|off|switched off|turned off|unticked|not selected)`, expect(check.NotChecked)),
-	pat(`T (?:can be used|is usable)`, expect(check.Enabled)),
-	pat(`T (?:is focused|has (?:the )?focus)`, expect(check.Focused)),
-	pat(`(?:the )?(?:screen|page|layout) (?:changed|changes|has changed)`, expect(check.LayoutChanged)),
-	pat(`T (?:is )?(?:in|at) the (?P<r>top|bottom|left|right|center|centre|header|footer|dialog)(?: of the screen)?`, regionCheck),
-}
+var enChecks = sync.OnceValue(func() []pattern {
+	return []pattern{
+		pat(`(?:there is|there's|I see|you see)(?: an?| the)? T`, expect(check.Exists)),
+		pat(`T (?:exists|is shown|is visible|appears|is displayed|is on (?:the )?screen|shows up|is there|shows)`, expect(check.Exists)),
+		pat(`T (?:does not exist|doesn't exist|is gone|is not shown|is not visible|disappears|disappeared|is hidden|is absent|is not on (?:the )?screen|does not appear)`, expect(check.NotExists)),
+		pat(`(?:there is no|there's no|no) T`, expect(check.NotExists)),
+		pat(`T (?:contains|includes) V`, expect(check.TextContains)),
+		pat(`T (?:reads|says|equals|is|shows|has text|text is|displays) V`, expect(check.TextEquals)),
+		pat(`T (?:shows|appears|is shown) `+num+` times?`, expect(check.Count)),
+		pat(`T (?:is )?(?:greater than|more than|above|over|>) `+num, expect(check.NumberGreater)),
+		pat(`T (?:is )?(?:less than|fewer than|below|under|<) `+num, expect(check.NumberLess)),
+		pat(`T (?:is )?(?:checked|on|enabled|switched on|turned on|ticked|selected)`, expect(check.Checked)),
+		pat(`T (?:is )?(?:not checked|unchecked|off|switched off|turned off|unticked|not selected)`, expect(check.NotChecked)),
+		pat(`T (?:can be used|is usable)`, expect(check.Enabled)),
+		pat(`T (?:is focused|has (?:the )?focus)`, expect(check.Focused)),
+		pat(`(?:the )?(?:screen|page|layout) (?:changed|changes|has changed)`, expect(check.LayoutChanged)),
+		pat(`T (?:is )?(?:in|at) the (?P<r>top|bottom|left|right|center|centre|header|footer|dialog)(?: of the screen)?`, regionCheck),
+	}
+})
 
-var zhActions = []pattern{
-	pat(`(?:点击|点一下|点|轻触|轻点|单击|选择|按下)(?:一下)?T(?:按钮|图标|选项|开关)?`, touch(action.Tap)),
-	pat(`(?P<s>打开|开启|关闭)T(?:开关|复选框|选项)?`, turn),
-	pat(`(?P<s>勾选|取消勾选)T(?:复选框|选项)?`, turn),
-	pat(`双击T`, touch(action.DoubleTap)),
-	pat(`长按T`, longPress),
-	pat(`(?:在T(?:中|里|内|框中|框里|框内)?|向T)?(?:输入|键入|填写|填入)V`, input),
-	pat(`(?:启动|进入|打开应用)T(?:应用)?`, open),
-	pat(`(?:打开|启动|进入)T应用`, open),
-	pat(`(?:返回|后退|按返回键|返回上一页)`, key(action.Back)),
-	pat(`(?:回到主屏幕|返回主屏幕|回到桌面|返回桌面|主屏幕|按主页键)`, key(action.Home)),
-	pat(`(?:按|按下)(?P<k>回车|确认|搜索)键?`, func(m map[string]string) ruleStep {
-		return press(map[string]string{"回车": "enter", "确认": "enter", "搜索": "search"}[m["k"]])
-	}),
-	pat(`提交`, submit),
-	pat(`(?:向(?P<d>上|下|左|右))?(?:滚动|滑动)(?:到T|直到(?:出现)?T(?:出现)?)?`, func(m map[string]string) ruleStep {
-		return scroll(map[string]string{"上": "up", "下": "down", "左": "left", "右": "right"}[m["d"]], m["t"])
-	}),
-	pat(`等待`+num+`(?P<u>秒|毫秒)`, waitFor),
-	pat(`等待T(?:出现)?`, waitUntil),
-}
+var zhActions = sync.OnceValue(func() []pattern {
+	return []pattern{
+		pat(`(?:点击|点一下|点|轻触|轻点|单击|选择|按下)(?:一下)?T(?:按钮|图标|选项|开关)?`, touch(action.Tap)),
+		pat(`(?P<s>打开|开启|关闭)T(?:开关|复选框|选项)?`, turn),
+		pat(`(?P<s>勾选|取消勾选)T(?:复选框|选项)?`, turn),
+		pat(`双击T`, touch(action.DoubleTap)),
+		pat(`长按T`, longPress),
+		pat(`(?:在T(?:中|里|内|框中|框里|框内)?|向T)?(?:输入|键入|填写|填入)V`, input),
+		pat(`(?:启动|进入|打开应用)T(?:应用)?`, open),
+		pat(`(?:打开|启动|进入)T应用`, open),
+		pat(`(?:返回|后退|按返回键|返回上一页)`, key(action.Back)),
+		pat(`(?:回到主屏幕|返回主屏幕|回到桌面|返回桌面|主屏幕|按主页键)`, key(action.Home)),
+		pat(`(?:按|按下)(?P<k>回车|确认|搜索)键?`, func(m map[string]string) ruleStep {
+			return press(map[string]string{"回车": "enter", "确认": "enter", "搜索": "search"}[m["k"]])
+		}),
+		pat(`提交`, submit),
+		pat(`(?:向(?P<d>上|下|左|右))?(?:滚动|滑动)(?:到T|直到(?:出现)?T(?:出现)?)?`, func(m map[string]string) ruleStep {
+			return scroll(map[string]string{"上": "up", "下": "down", "左": "left", "右": "right"}[m["d"]], m["t"])
+		}),
+		pat(`等待`+num+`(?P<u>秒|毫秒)`, waitFor),
+		pat(`等待T(?:出现)?`, waitUntil),
+	}
+})
 
-var zhChecks = []pattern{
-	pat(`(?:出现|显示|有|看到)T`, expect(check.Exists)),
-	pat(`T(?:存在|出现|已出现|显示|已显示|可见)`, expect(check.Exists)),
-	pat(`(?:没有|不存在|不显示|看不到)T`, expect(check.NotExists)),
-	pat(`T(?:不存在|消失|已消失|不显示|不可见|没有出现)`, expect(check.NotExists)),
-	pat(`T(?:包含|含有)V`, expect(check.TextContains)),
-	pat(`T(?:显示为|显示|为|是|等于|的内容是|的文字是)V`, expect(check.TextEquals)),
-	pat(`T(?:出现|显示)了?`+num+`次`, expect(check.Count)),
-	pat(`T(?:大于|多于|超过)`+num, expect(check.NumberGreater)),
-	pat(`T(?:小于|少于|低于)`+num, expect(check.NumberLess)),
-	pat(`T(?:已勾选|已选中|已打开|已开启|处于开启状态|是开启的)`, expect(check.Checked)),
-	pat(`T(?:未勾选|未选中|已关闭|处于关闭状态|是关闭的)`, expect(check.NotChecked)),
-	pat(`T(?:可用|可以使用)`, expect(check.Enabled)),
-	pat(`T(?:已获得焦点|获得焦点|有焦点)`, expect(check.Focused)),
-	pat(`(?:屏幕|页面|界面)(?:已)?(?:变化|改变|发生变化)`, expect(check.LayoutChanged)),
-}
+var zhChecks = sync.OnceValue(func() []pattern {
+	return []pattern{
+		pat(`(?:出现|显示|有|看到)T`, expect(check.Exists)),
+		pat(`T(?:存在|出现|已出现|显示|已显示|可见)`, expect(check.Exists)),
+		pat(`(?:没有|不存在|不显示|看不到)T`, expect(check.NotExists)),
+		pat(`T(?:不存在|消失|已消失|不显示|不可见|没有出现)`, expect(check.NotExists)),
+		pat(`T(?:包含|含有)V`, expect(check.TextContains)),
+		pat(`T(?:显示为|显示|为|是|等于|的内容是|的文字是)V`, expect(check.TextEquals)),
+		pat(`T(?:出现|显示)了?`+num+`次`, expect(check.Count)),
+		pat(`T(?:大于|多于|超过)`+num, expect(check.NumberGreater)),
+		pat(`T(?:小于|少于|低于)`+num, expect(check.NumberLess)),
+		pat(`T(?:已勾选|已选中|已打开|已开启|处于开启状态|是开启的)`, expect(check.Checked)),
+		pat(`T(?:未勾选|未选中|已关闭|处于关闭状态|是关闭的)`, expect(check.NotChecked)),
+		pat(`T(?:可用|可以使用)`, expect(check.Enabled)),
+		pat(`T(?:已获得焦点|获得焦点|有焦点)`, expect(check.Focused)),
+		pat(`(?:屏幕|页面|界面)(?:已)?(?:变化|改变|发生变化)`, expect(check.LayoutChanged)),
+	}
+})
 
-var checkVerbRE = regexp.MustCompile(`(?i)^(?:check|verify|assert|ensure|confirm|expect|make sure|see)(?: that| if| whether)?\s+`)
-var zhCheckVerbRE = regexp.MustCompile(`^(?:确认|检查|验证|断言|确保|判断|看看)(?:一下)?`)
+var checkVerbRE = lazy.Regexp(`(?i)^(?:check|verify|assert|ensure|confirm|expect|make sure|see)(?: that| if| whether)?\s+`)
+var zhCheckVerbRE = lazy.Regexp(`^(?:确认|检查|验证|断言|确保|判断|看看)(?:一下)?`)
 
 // waitFor sleeps for a time.
 func waitFor(m map[string]string) ruleStep {
@@ -488,11 +498,11 @@ func parseSentence(s string) (ruleStep, bool) {
 	masked, texts := maskQuotes(strings.TrimSpace(s))
 	masked = strings.Join(strings.Fields(masked), " ")
 	masked = strings.TrimRight(masked, " .!")
-	if st, ok := match(masked, texts, enActions, zhActions); ok {
+	if st, ok := match(masked, texts, enActions(), zhActions()); ok {
 		return st, true
 	}
-	c := zhCheckVerbRE.ReplaceAllString(checkVerbRE.ReplaceAllString(masked, ""), "")
-	return match(strings.TrimSpace(c), texts, enChecks, zhChecks)
+	c := zhCheckVerbRE().ReplaceAllString(checkVerbRE().ReplaceAllString(masked, ""), "")
+	return match(strings.TrimSpace(c), texts, enChecks(), zhChecks())
 }
 
 // parseChecks reads an assertion goal: one or more check sentences, with or
@@ -506,8 +516,8 @@ func parseChecks(goal string) ([]check.Check, error) {
 	for i, s := range sentences {
 		masked, texts := maskQuotes(s)
 		masked = strings.TrimRight(strings.Join(strings.Fields(masked), " "), " .!?")
-		c := zhCheckVerbRE.ReplaceAllString(checkVerbRE.ReplaceAllString(masked, ""), "")
-		st, ok := match(strings.TrimSpace(c), texts, enChecks, zhChecks)
+		c := zhCheckVerbRE().ReplaceAllString(checkVerbRE().ReplaceAllString(masked, ""), "")
+		st, ok := match(strings.TrimSpace(c), texts, enChecks(), zhChecks())
 		if !ok {
 			return nil, &UnderstandError{Index: i + 1, Count: len(sentences), Sentence: s}
 		}

@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/scene"
 )
 
@@ -108,26 +108,26 @@ func splitTrace(out string) (lines []string, keyboard bool) {
 }
 
 var (
-	crashProcRE = regexp.MustCompile(`AndroidRuntime: Process: ([\w.]+), PID`)
-	anrRE       = regexp.MustCompile(`ANR in ([\w.]+)`)
-	exceptionRE = regexp.MustCompile(`AndroidRuntime: ((?:[\w$]+\.)+[\w$]*(?:Exception|Error)\b.*)`)
+	crashProcRE = lazy.Regexp(`AndroidRuntime: Process: ([\w.]+), PID`)
+	anrRE       = lazy.Regexp(`ANR in ([\w.]+)`)
+	exceptionRE = lazy.Regexp(`AndroidRuntime: ((?:[\w$]+\.)+[\w$]*(?:Exception|Error)\b.*)`)
 )
 
 // logSignals finds crashes and ANRs in new logcat lines.
 func logSignals(lines []string) []event.Signal {
 	var out []event.Signal
 	for i, l := range lines {
-		if m := crashProcRE.FindStringSubmatch(l); m != nil {
+		if m := crashProcRE().FindStringSubmatch(l); m != nil {
 			s := event.Signal{Kind: event.SigCrash, App: m[1]}
 			for _, next := range lines[i+1 : min(i+4, len(lines))] {
-				if e := exceptionRE.FindStringSubmatch(next); e != nil {
+				if e := exceptionRE().FindStringSubmatch(next); e != nil {
 					s.Detail = truncate(e[1], 160)
 					break
 				}
 			}
 			out = append(out, s)
 		}
-		if m := anrRE.FindStringSubmatch(l); m != nil {
+		if m := anrRE().FindStringSubmatch(l); m != nil {
 			out = append(out, event.Signal{Kind: event.SigANR, App: m[1], Detail: truncate(strings.TrimSpace(l), 160)})
 		}
 	}

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
@@ -190,7 +190,7 @@ func editDistance(a, b string) int {
 }
 
 // typeMismatch is one of yaml.v3's type errors.
-var typeMismatch = regexp.MustCompile("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
+var typeMismatch = lazy.Regexp("^line (\\d+): cannot unmarshal !!\\w+ `(.*)` into (.+)$")
 
 // typeError turns yaml.v3's type error (which names Go types) into a
 // ConfigError that says what the setting takes, at the first bad line.
@@ -199,7 +199,7 @@ func typeError(file string, root *yaml.Node, path string, err error) error {
 	if !errors.As(err, &te) || len(te.Errors) == 0 {
 		return &ConfigError{File: file, Line: root.Line, Key: path, Msg: err.Error()}
 	}
-	m := typeMismatch.FindStringSubmatch(te.Errors[0])
+	m := typeMismatch().FindStringSubmatch(te.Errors[0])
 	if m == nil {
 		return &ConfigError{File: file, Line: root.Line, Key: path, Msg: te.Errors[0]}
 	}

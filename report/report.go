@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/apexagent/apex/store"
 )
@@ -39,9 +40,12 @@ const defaultInlineSceneBytes = 384 << 10
 //go:embed report.html.tmpl
 var pageSource string
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"dur": formatDuration,
-}).Parse(pageSource))
+// pageTemplate is parsed on first use, not at every command's start.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"dur": formatDuration,
+	}).Parse(pageSource))
+})
 
 // Write renders the report of run runID into <Run.Dir>/report.html and
 // returns that path. It may be called while the run is still going: the
@@ -89,7 +93,7 @@ func Render(ctx context.Context, s *store.Store, runID string, opts *Options) (s
 	p.Model = sumModelUse(events)
 	p.Goals = buildGoals(run.Started, events, p.Steps)
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, p); err != nil {
+	if err := pageTemplate().Execute(&buf, p); err != nil {
 		return run, nil, fmt.Errorf("report: render run %s: %w", runID, err)
 	}
 	return run, buf.Bytes(), nil

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/apexagent/apex/action"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/script"
 )
@@ -52,7 +52,7 @@ type job struct {
 	midscene string
 }
 
-var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var requestIDPattern = lazy.Regexp(`^[A-Za-z0-9_-]{1,64}$`)
 
 // shellKinds are the steps that run commands on the device beyond the
 // action space; they need Options.AllowShell.
@@ -60,7 +60,7 @@ var shellKinds = map[script.Kind]bool{script.RunAdbShell: true, script.RunWdaReq
 
 // parseJob checks a request against the session's action space.
 func (s *Server) parseJob(req ExecuteRequest, space *action.Space) (job, error) {
-	if req.RequestID != "" && !requestIDPattern.MatchString(req.RequestID) {
+	if req.RequestID != "" && !requestIDPattern().MatchString(req.RequestID) {
 		return job{}, errorf(http.StatusBadRequest, "requestId %q: use 1 to 64 letters, digits, - or _", req.RequestID)
 	}
 	given := 0

@@ -8,9 +8,10 @@ import (
 	"image/png"
 	"io"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // MidsceneRecorded is what Midscene's recorder reads of a recorded action
@@ -119,7 +120,7 @@ func assetID(seq int, before bool) string {
 	return fmt.Sprintf("rec-%d-after", seq)
 }
 
-var assetPattern = regexp.MustCompile(`^rec-([0-9]+)-(before|after)$`)
+var assetPattern = lazy.Regexp(`^rec-([0-9]+)-(before|after)$`)
 
 func (s *Server) midsceneRecorderAPI() []route {
 	return []route{
@@ -144,7 +145,7 @@ func (s *Server) recorderCapabilities(w http.ResponseWriter, r *http.Request) {
 
 // recorderAsset serves a recorded screenshot by its asset id.
 func (s *Server) recorderAsset(w http.ResponseWriter, r *http.Request) {
-	m := assetPattern.FindStringSubmatch(r.PathValue("id"))
+	m := assetPattern().FindStringSubmatch(r.PathValue("id"))
 	if m == nil {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no recorded screenshot %q", r.PathValue("id")))
 		return

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"regexp"
 
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/report"
 )
 
@@ -69,7 +69,7 @@ func (s *Server) reportReplay(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-var assetName = regexp.MustCompile(`^[0-9]{4}-(before|after)\.png$`)
+var assetName = lazy.Regexp(`^[0-9]{4}-(before|after)\.png$`)
 
 // reportScreenshot serves one screenshot of a run by its file name
 // (0003-after.png).
@@ -79,7 +79,7 @@ func (s *Server) reportScreenshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("asset")
-	if !assetName.MatchString(name) {
+	if !assetName().MatchString(name) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("screenshot %q: name one as NNNN-before.png or NNNN-after.png", name))
 		return
 	}

@@ -4,9 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
+
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // idLayout makes IDs sort as their times do: fixed width, UTC, microseconds.
@@ -33,12 +34,12 @@ func (g *idGen) next(now time.Time) string {
 	return t.Format(idLayout) + "-" + hex.EncodeToString(b[:])
 }
 
-var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var validID = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // checkID rejects IDs that would escape the store's directory or are
 // awkward in a path or a URL.
 func checkID(id string) error {
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return fmt.Errorf("run id %q: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	return nil

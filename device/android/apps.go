@@ -3,17 +3,17 @@ package android
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // validPackage keeps package names out of shell syntax.
-var validPackage = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
+var validPackage = lazy.Regexp(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
 
 func checkPackage(app string) error {
-	if !validPackage.MatchString(app) {
+	if !validPackage().MatchString(app) {
 		return fmt.Errorf("%q is not an Android package name (like com.example.app)", app)
 	}
 	return nil
@@ -93,8 +93,8 @@ func (d *Driver) TerminateApp(ctx context.Context, app string) error {
 }
 
 var (
-	focusRe    = regexp.MustCompile(`mCurrentFocus=Window\{\S+ u\d+ ([A-Za-z0-9_.]+)/`)
-	focusAppRe = regexp.MustCompile(`mFocusedApp=.*?u\d+ ([A-Za-z0-9_.]+)/`)
+	focusRe    = lazy.Regexp(`mCurrentFocus=Window\{\S+ u\d+ ([A-Za-z0-9_.]+)/`)
+	focusAppRe = lazy.Regexp(`mFocusedApp=.*?u\d+ ([A-Za-z0-9_.]+)/`)
 )
 
 // ForegroundApp returns the package of the focused window, or of the
@@ -113,10 +113,10 @@ func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 }
 
 func parseForeground(out string) (string, error) {
-	if m := focusRe.FindStringSubmatch(out); m != nil {
+	if m := focusRe().FindStringSubmatch(out); m != nil {
 		return m[1], nil
 	}
-	if m := focusAppRe.FindStringSubmatch(out); m != nil {
+	if m := focusAppRe().FindStringSubmatch(out); m != nil {
 		return m[1], nil
 	}
 	return "", fmt.Errorf("dumpsys window shows no focused app: %w", device.ErrNotFound)

@@ -3,11 +3,11 @@ package android
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // infoCmd asks for everything Info needs in one round trip; the markers
@@ -32,8 +32,8 @@ func (d *Driver) Info(ctx context.Context) (device.Info, error) {
 }
 
 var (
-	sizeRe    = regexp.MustCompile(`(Physical|Override) size:\s*(\d+)x(\d+)`)
-	densityRe = regexp.MustCompile(`(Physical|Override) density:\s*(\d+)`)
+	sizeRe    = lazy.Regexp(`(Physical|Override) size:\s*(\d+)x(\d+)`)
+	densityRe = lazy.Regexp(`(Physical|Override) density:\s*(\d+)`)
 )
 
 func parseInfo(out string) (device.Info, error) {
@@ -46,11 +46,11 @@ func parseInfo(out string) (device.Info, error) {
 		if v, ok := strings.CutPrefix(line, "release="); ok {
 			info.OSVersion = v
 		}
-		if m := sizeRe.FindStringSubmatch(line); m != nil && (info.Width == 0 || m[1] == "Override") {
+		if m := sizeRe().FindStringSubmatch(line); m != nil && (info.Width == 0 || m[1] == "Override") {
 			info.Width, _ = strconv.Atoi(m[2])
 			info.Height, _ = strconv.Atoi(m[3])
 		}
-		if m := densityRe.FindStringSubmatch(line); m != nil && (info.Density == 0 || m[1] == "Override") {
+		if m := densityRe().FindStringSubmatch(line); m != nil && (info.Density == 0 || m[1] == "Override") {
 			info.Density, _ = strconv.Atoi(m[2])
 		}
 	}

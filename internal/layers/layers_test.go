@@ -30,7 +30,7 @@ var table = []struct {
 	layer string
 	pkgs  []string
 }{
-	{"leaves", []string{"event", "internal/yamlerr", "script", "internal/httpguard", "video/h264", "video/frame", "internal/supervise", "internal/proctest"}},
+	{"leaves", []string{"event", "internal/yamlerr", "script", "internal/httpguard", "video/h264", "video/frame", "internal/supervise", "internal/proctest", "internal/lazy"}},
 	{"wire", []string{"adb/proto", "adb", "adb/adbtest", "wda", "wda/wdatest"}},
 	{"device", []string{"device", "device/android", "device/ios", "device/devicetest", "device/lease", "device/hub"}},
 	// internal/labtest starts a simulated phone and opens it with the
@@ -42,7 +42,7 @@ var table = []struct {
 	{"intelligence", []string{"llm", "llm/llmtest", "agent"}},
 	{"records", []string{"store", "report"}},
 	{"application", []string{"runner", "farm", "farm/audit", "farm/auth", "farm/lease", "farm/queue", "farm/records", "farm/artifact", "farm/registry", "farm/plane", "farm/remote", "farm/host", "farm/console", "farm/farmtest"}},
-	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "internal/layers", "test/attack"}},
+	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "bench/cpuhog", "internal/layers", "test/attack"}},
 }
 
 // narrow lists package trees that may reach down less far than their

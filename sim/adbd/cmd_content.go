@@ -3,17 +3,18 @@ package adbd
 import (
 	"context"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // settingsURI matches the settings provider's tables.
-var settingsURI = regexp.MustCompile(`^content://settings/(system|secure|global)$`)
+var settingsURI = lazy.Regexp(`^content://settings/(system|secure|global)$`)
 
 // whereName matches the one selection tools send: name='KEY' (or "KEY").
-var whereName = regexp.MustCompile(`^\s*name\s*=\s*['"]([^'"]+)['"]\s*$`)
+var whereName = lazy.Regexp(`^\s*name\s*=\s*['"]([^'"]+)['"]\s*$`)
 
 // cmdContent is `content insert|update|query|delete --uri
 // content://settings/NS …`: the settings provider is the one content
@@ -49,7 +50,7 @@ func cmdContent(_ context.Context, c *Cmd) int {
 			return c.fail(1, "[ERROR] Unsupported argument: %s", a[i])
 		}
 	}
-	m := settingsURI.FindStringSubmatch(uri)
+	m := settingsURI().FindStringSubmatch(uri)
 	if m == nil {
 		c.printf("[ERROR] Unsupported operation: no content provider for %q on the simulated phone (it has content://settings/system|secure|global)\n", uri)
 		return 1
@@ -58,7 +59,7 @@ func cmdContent(_ context.Context, c *Cmd) int {
 	ph := c.phone()
 	key := ""
 	if where != "" {
-		w := whereName.FindStringSubmatch(where)
+		w := whereName().FindStringSubmatch(where)
 		if w == nil {
 			return c.fail(1, "[ERROR] Unsupported where clause %q: use name='KEY'", where)
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 func init() {
@@ -20,10 +22,10 @@ type logLine struct {
 	raw                             string
 }
 
-var threadtimeLine = regexp.MustCompile(`^(\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\s+(\d+)\s+(\d+) ([VDIWEFA]) (.*?)\s*: (.*)$`)
+var threadtimeLine = lazy.Regexp(`^(\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\s+(\d+)\s+(\d+) ([VDIWEFA]) (.*?)\s*: (.*)$`)
 
 func parseLogLine(s string) logLine {
-	m := threadtimeLine.FindStringSubmatch(s)
+	m := threadtimeLine().FindStringSubmatch(s)
 	if m == nil {
 		return logLine{level: "I", msg: s, raw: s}
 	}
