@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // AgentSession is a device an agent opened (MCP's device-hub profile),
@@ -61,7 +61,7 @@ func AgentDir() string { return filepath.Join(DefaultStateDir(), "agent") }
 // owner is gone.
 var ErrSessionEnded = errors.New("no such session")
 
-var sessionIDRe = regexp.MustCompile(`^[a-f0-9]{12}$`)
+var sessionIDRe = lazy.Regexp(`^[a-f0-9]{12}$`)
 
 // NewAgentSession records a session for t owned by this process.
 func NewAgentSession(dir string, t device.Target) (AgentSession, error) {
@@ -81,7 +81,7 @@ func agentPath(dir, id string) string { return filepath.Join(dir, id+".json") }
 // LoadAgentSession reads session id; ErrSessionEnded when it is not
 // recorded or its owner has ended.
 func LoadAgentSession(dir, id string) (AgentSession, error) {
-	if !sessionIDRe.MatchString(id) {
+	if !sessionIDRe().MatchString(id) {
 		return AgentSession{}, fmt.Errorf("session %q: %w: a session id is the 12 hex digits device_open printed", id, ErrSessionEnded)
 	}
 	b, err := os.ReadFile(agentPath(dir, id))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // ProcessHost boots simulated Android phones as processes of their own
@@ -83,7 +83,7 @@ func (h *ProcessHost) Open(ctx context.Context, serial string) (device.Driver, e
 }
 
 // addrRe finds the adbd address in `apex sim`'s device line.
-var addrRe = regexp.MustCompile(`\badb\t(\S+)`)
+var addrRe = lazy.Regexp(`\badb\t(\S+)`)
 
 // Boot starts one phone process and waits for its address.
 func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
@@ -101,7 +101,7 @@ func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if m := addrRe.FindStringSubmatch(sc.Text()); m != nil {
+			if m := addrRe().FindStringSubmatch(sc.Text()); m != nil {
 				addr <- m[1]
 				break
 			}

@@ -12,12 +12,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -71,7 +71,7 @@ func Kind(file string) (string, error) {
 }
 
 // validName is what a project may call an artifact.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$`)
+var validName = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$`)
 
 // Upload stores file once by its content's hash and names it name (default:
 // the file's base name) in project. existed is true when the content was
@@ -84,7 +84,7 @@ func (s *Store) Upload(ctx context.Context, file, project, name string) (info In
 	if name == "" {
 		name = filepath.Base(file)
 	}
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return Info{}, false, fmt.Errorf("artifact name %q: use letters, digits and _.+- (up to 128)", name)
 	}
 	if project == "" {
@@ -124,7 +124,7 @@ func (s *Store) Upload(ctx context.Context, file, project, name string) (info In
 
 func linkName(project, name string) string { return namePrefix + farm.Key(project) + "/" + name }
 
-var hexHash = regexp.MustCompile(`^[0-9a-f]{12,64}$`)
+var hexHash = lazy.Regexp(`^[0-9a-f]{12,64}$`)
 
 // ErrNotFound is an artifact reference nothing matches.
 var ErrNotFound = errors.New("artifact: not found")
@@ -140,7 +140,7 @@ func (s *Store) Resolve(ctx context.Context, project, ref string) (Info, error) 
 		info.Name, info.Project = ref, project
 		return info, err
 	}
-	if hexHash.MatchString(ref) {
+	if hexHash().MatchString(ref) {
 		if len(ref) == 64 {
 			return s.info(ctx, ref)
 		}

@@ -49,7 +49,7 @@ func NewCache(store *Store, dir string, maxBytes int64) (*Cache, error) {
 // once; the file stays until release is called. kind picks the file's
 // extension (installers look at it).
 func (c *Cache) Fetch(ctx context.Context, hash, kind string) (path string, release func(), err error) {
-	if !hexHash.MatchString(hash) || len(hash) != 64 {
+	if !hexHash().MatchString(hash) || len(hash) != 64 {
 		return "", nil, fmt.Errorf("artifact: %q is not a SHA-256", hash)
 	}
 	c.mu.Lock()

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -130,10 +130,10 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	return &Store{js: js, kv: kv}, nil
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$`)
+var nameRE = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$`)
 
 func checkName(kind, name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("auth: %s name %q: use letters, digits and _.@- (at most 64)", kind, name)
 	}
 	return nil
