@@ -91,7 +91,7 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if dir == "" {
 		dir = DefaultRunsDir
 	}
-	st, err := store.Open(dir)
+	st, err := openRuns(env, dir)
 	if err != nil {
 		return fmt.Errorf("open the runs directory %s: %w", dir, err)
 	}
@@ -132,7 +132,6 @@ func actRun(ctx context.Context, env *Env, opts *ActOptions) error {
 	if rerr != nil {
 		env.Log.Warn("write the report", "run", run.ID, "err", rerr)
 	}
-	pruneAfterRecording(ctx, env, st)
 	if env.JSON {
 		if err := env.PrintJSON(map[string]any{"run_id": run.ID, "dir": st.RunDir(run.ID), "report": reportPath, "device": t.ID, "result": res}); err != nil {
 			return err

@@ -279,7 +279,7 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 			return err
 		}
 	}
-	pst, err := store.Open(filepath.Join(ho.RunsDir, "playground"))
+	pst, err := openRuns(env, filepath.Join(ho.RunsDir, "playground"))
 	if err != nil {
 		return fmt.Errorf("open the playground's runs directory: %w", err)
 	}

@@ -165,7 +165,7 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	}
 	// An MCP host may start apex mcp anywhere (even in /): without a
 	// writable runs directory it serves, unrecorded, and says so.
-	runs, err := store.Open(dir)
+	runs, err := openRuns(env, dir)
 	if err != nil {
 		fmt.Fprintf(env.Err, "apex mcp: act tasks are not recorded: open the runs directory %s: %v (--dir or $%s picks another)\n", dir, err, RunsDirEnv)
 		runs = nil

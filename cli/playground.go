@@ -23,7 +23,6 @@ import (
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/server"
-	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
 )
 
@@ -127,7 +126,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	if dir == "" {
 		dir = defaultRunsDir()
 	}
-	st, err := store.Open(dir)
+	st, err := openRuns(env, dir)
 	if err != nil {
 		return fmt.Errorf("open the runs directory %s: %w", dir, err)
 	}

@@ -21,7 +21,10 @@ func startPlayground(t *testing.T, opts *PlaygroundOptions) string {
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	opts.Device.Sim = true
-	opts.NoOpen, opts.Dir = true, t.TempDir()
+	opts.NoOpen = true
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}

@@ -156,7 +156,7 @@ func runRun(ctx context.Context, env *Env, opts *RunOptions) error {
 			jobs = append(jobs, runJob{Job: j, index: i})
 		}
 	}
-	st, err := store.Open(dir)
+	st, err := openRuns(env, dir)
 	if err != nil {
 		return fmt.Errorf("open the runs directory %s: %w", dir, err)
 	}
@@ -221,7 +221,6 @@ feed:
 		}
 	}
 	prog.done()
-	pruneAfterRecording(ctx, env, st)
 	return finishBatch(ctx, env, opts, outs, time.Since(start))
 }
 

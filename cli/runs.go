@@ -18,8 +18,8 @@ import (
 )
 
 // DefaultRetention is what recorded runs are kept unless apex.yaml's runs:
-// section says otherwise: the newest 200, pruned after each apex run and
-// apex act.
+// section says otherwise: the newest 200, pruned as each run recorded by
+// apex run, act, playground or mcp finishes (openRuns).
 var DefaultRetention = store.Retention{Keep: 200}
 
 // RunsPruneOptions are the inputs of `apex runs prune`.
@@ -57,8 +57,8 @@ runs: section applies:
     keep: 200      # the newest 200 runs (0 keeps every run)
     max_age: 30d   # and none older than 30 days
 
-Without a runs: section, the newest 200 are kept. apex run and apex act
-prune to that retention after they record a run.`,
+Without a runs: section, the newest 200 are kept. apex run, act, playground
+and mcp prune to that retention each time a run they record finishes.`,
 		Example: `  apex runs prune --keep 20
   apex runs prune --older-than 7d --dry-run
   apex --json runs prune --dir ci-runs --keep 5`,
@@ -155,21 +155,16 @@ func printPrune(env *Env, res pruneResult) error {
 	return err
 }
 
-// pruneAfterRecording applies the configured retention to dir once a
-// command has recorded its run; a problem is a warning, never a failure
-// of the command.
-func pruneAfterRecording(ctx context.Context, env *Env, st *store.Store) {
+// openRuns opens a runs directory that a face records into, with the
+// configured retention: each finished run prunes the runs it does not keep.
+// A bad runs: section is a warning, and then the default applies.
+func openRuns(env *Env, dir string) (*store.Store, error) {
 	keep, err := configuredRetention()
-	if err == nil {
-		var gone []store.Run
-		gone, err = st.Prune(context.WithoutCancel(ctx), keep, false)
-		if len(gone) > 0 {
-			fmt.Fprintf(env.Progress(), "apex: pruned %d old runs from %s (retention: runs: in apex.yaml; apex runs prune)\n", len(gone), st.Dir())
-		}
-	}
 	if err != nil {
-		fmt.Fprintf(env.Progress(), "apex: warning: old runs not pruned: %v\n", err)
+		fmt.Fprintf(env.Progress(), "apex: warning: %v; keeping the newest %d runs\n", err, DefaultRetention.Keep)
+		keep = DefaultRetention
 	}
+	return store.OpenWith(dir, &store.Options{Log: env.Log, Retention: keep})
 }
 
 // configuredRetention is the runs: section of the apex.yaml discovery

@@ -85,3 +85,29 @@ func TestRetentionSetting(t *testing.T) {
 		t.Errorf("with no apex.yaml: %+v, %v; want the default", keep, err)
 	}
 }
+
+// TestPlaygroundKeepsTheRetention: the playground's tasks are runs like
+// apex run's: as each finishes, the runs: retention of apex.yaml prunes
+// the older ones (issue 22: each task wrote ~200 KB with no retention).
+func TestPlaygroundKeepsTheRetention(t *testing.T) {
+	work := t.TempDir()
+	t.Chdir(work)
+	os.WriteFile(filepath.Join(work, "apex.yaml"), []byte("runs:\n  keep: 2\n"), 0o644)
+	dir := filepath.Join(work, "runs")
+	url := startPlayground(t, &PlaygroundOptions{Dir: dir})
+	for i := range 4 {
+		code, m := getJSON(t, "POST", url+"execute", map[string]any{"step": map[string]any{"assert": map[string]string{"exists": "Settings"}}})
+		if code != 200 || m["status"] != "done" {
+			t.Fatalf("task %d: %d %v %v", i, code, m["status"], m["error"])
+		}
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), 0)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs kept after 4 tasks with runs.keep 2: %d, %v", len(runs), err)
+	}
+}

@@ -135,7 +135,24 @@ func (s *Store) FinishRun(ctx context.Context, id, status, reason string) error 
 		return fmt.Errorf("store: finish run %s: %w", id, err)
 	}
 	s.log.Debug("run finished", "id", id, "status", status)
+	s.retain(ctx)
 	return nil
+}
+
+// retain applies Options.Retention once a run has finished. Its failure is
+// a warning: the run itself is recorded.
+func (s *Store) retain(ctx context.Context) {
+	if s.keep == (Retention{}) {
+		return
+	}
+	gone, err := s.Prune(context.WithoutCancel(ctx), s.keep, false)
+	if err != nil {
+		s.log.Warn("old runs not pruned (apex runs prune)", "dir", s.dir, "err", err)
+		return
+	}
+	if len(gone) > 0 {
+		s.log.Info("pruned old runs", "dir", s.dir, "runs", len(gone), "keep", s.keep.Keep, "max_age", s.keep.MaxAge)
+	}
 }
 
 const runColumns = `id, name, script, device, platform, status, reason, started, ended, owner_pid, owner_host, owner_start`

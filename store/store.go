@@ -35,15 +35,19 @@ type Options struct {
 	// BusyTimeout bounds how long a write waits for another process holding
 	// the database lock; default 10s.
 	BusyTimeout time.Duration
+	// Retention is applied each time a run finishes (FinishRun): the runs
+	// it does not keep are deleted with their files. Zero keeps every run.
+	Retention Retention
 }
 
 // Store is a directory of runs. It is safe for concurrent use by many
 // goroutines; several processes may share one directory (SQLite locking,
 // bounded by Options.BusyTimeout).
 type Store struct {
-	dir string
-	log *slog.Logger
-	now func() time.Time
+	dir  string
+	keep Retention // applied as runs finish
+	log  *slog.Logger
+	now  func() time.Time
 	// wdb has a single connection: writes from goroutines of this process
 	// queue here instead of contending for SQLite's lock.
 	wdb *sql.DB
@@ -72,7 +76,7 @@ func OpenWith(dir string, opts *Options) (*Store, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("store: open %q: create the directory: %w", dir, err)
 	}
-	s := &Store{dir: abs, log: opts.Log, now: opts.Now}
+	s := &Store{dir: abs, log: opts.Log, now: opts.Now, keep: opts.Retention}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

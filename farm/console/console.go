@@ -41,7 +41,7 @@ type Options struct {
 	// projects, and lease (open) devices for a project they drive.
 	// Without Token everyone is an admin (loopback only).
 	Token string
-	Log    *slog.Logger
+	Log   *slog.Logger
 }
 
 // held is a lease the console holds for one of its users.
