@@ -162,7 +162,14 @@ func (s *Space) describe(params bool) string {
 	b.WriteString(". Params marked ? are optional; = gives the default.\n")
 	b.WriteString(`A locator param is found on screen: write a short description of the element ("the Login button"), or an object with any of prompt, text, id (scene id like e7, or resource id), desc, type, index (0-based, among several matches), or x and y (a point in device pixels).`)
 	b.WriteString("\n\n")
+	var settings []string
 	for _, a := range s.actions {
+		if !params && a.IsSetting() {
+			// Settings are many and self-explaining: one line of
+			// signatures keeps every planner prompt short.
+			settings = append(settings, a.Signature())
+			continue
+		}
 		b.WriteString(a.ModelText())
 		b.WriteByte('\n')
 		if !params {
@@ -178,6 +185,11 @@ func (s *Space) describe(params bool) string {
 			b.WriteString(f.desc)
 			b.WriteByte('\n')
 		}
+	}
+	if len(settings) > 0 {
+		b.WriteString("Device settings (each answers the value read back): ")
+		b.WriteString(strings.Join(settings, "; "))
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
