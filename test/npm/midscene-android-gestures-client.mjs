@@ -3,25 +3,10 @@
 // Top, pullUp/Down, mouseDrag, scrollRight/Left and scrollUntilRight/Left,
 // longPress, the agent's terminate and runAdbShell, mouseDoubleClick and
 // forceScreenshot.
-// Usage: node midscene-android-gestures-client.mjs SERIAL ADB_PATH ADB_SERVER_PORT
-// (with MIDSCENE_MODEL_NAME set to anything: AndroidAgent wants one).
-// After each step it prints one JSON line and waits for one line on stdin
-// (the Go test checks the phone in between and may answer with JSON).
-import { AndroidAgent, AndroidDevice } from '@midscene/android';
-import readline from 'node:readline';
+// Usage and the step protocol: midscene-steps.mjs.
+import { connect, step } from './midscene-steps.mjs';
 
-const [serial, adbPath, adbPort] = process.argv.slice(2);
-const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-async function step(name, data = {}) {
-  console.log(JSON.stringify({ step: name, ...data }));
-  const { value, done } = await lines.next();
-  if (done) process.exit(1);
-  return value ? JSON.parse(value) ?? {} : {};
-}
-
-const dev = new AndroidDevice(serial, { androidAdbPath: adbPath, remoteAdbPort: Number(adbPort) });
-await dev.connect();
-const agent = new AndroidAgent(dev);
+const { dev, agent } = await connect();
 const size = await dev.size();
 // point turns {x, y, width} in the phone's pixels into Midscene's units.
 const point = (p) => ({ x: Math.round((p.x * size.width) / p.width), y: Math.round((p.y * size.width) / p.width) });
