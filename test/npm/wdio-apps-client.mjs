@@ -3,25 +3,10 @@
 // the app (what the last run typed is gone), /wda/apps/activate does not;
 // timeouts, appium settings, the pasteboard, /wda/apps/list,
 // /wda/batteryInfo, /wda/deactivateApp and takeElementScreenshot.
-// WebDriverAgent's own endpoints (/wda/…) are sent as webdriver protocol
-// commands defined with the package's `command`.
 // Usage: node wdio-apps-client.mjs http://127.0.0.1:PORT
 // Prints one JSON object of what it saw on its last line.
-import WebDriver, { command } from 'webdriver';
-import { attach } from 'webdriverio';
+import { open, wda } from './wdio-session.mjs';
 
-const url = new URL(process.argv[2]);
-const conn = { protocol: 'http', hostname: url.hostname, port: Number(url.port), path: '/', logLevel: 'silent', connectionRetryCount: 0 };
-async function open(bundleId) {
-  const session = await WebDriver.newSession({ ...conn,
-    capabilities: { platformName: 'iOS', 'appium:automationName': 'XCUITest', 'appium:bundleId': bundleId } });
-  return attach({ ...conn, sessionId: session.sessionId, capabilities: session.capabilities, isMobile: true, isIOS: true });
-}
-const any = '(string|number|object|boolean)';
-const wda = (method, name, path, params = []) => command(method, '/session/:sessionId' + path, {
-  command: name, ref: 'WebDriverAgent', variables: [],
-  parameters: params.map((p) => ({ name: p, type: any, required: false })),
-});
 const appLaunch = wda('POST', 'wdaAppLaunch', '/wda/apps/launch', ['bundleId']);
 const appActivate = wda('POST', 'wdaAppActivate', '/wda/apps/activate', ['bundleId']);
 const appsList = wda('GET', 'wdaAppsList', '/wda/apps/list');
