@@ -83,7 +83,7 @@ func runWdio(t *testing.T, node, script, url string) map[string]any {
 // TestWebdriverIOApps sends WebDriverAgent's app and device endpoints from
 // webdriverio: a new session with a bundle id and /wda/apps/launch
 // cold-start the app (the username typed before is gone) while
-// /wda/apps/activate keeps it; timeouts, appium settings, the pasteboard,
+// /wda/apps/activate keeps it; contexts and windows, timeouts, appium settings, the pasteboard,
 // the running apps, the battery, deactivateApp (the app comes back as it
 // was) and an element's screenshot.
 func TestWebdriverIOApps(t *testing.T) {
@@ -93,6 +93,7 @@ func TestWebdriverIOApps(t *testing.T) {
 	got := runWdio(t, node, script, d.URL)
 	want := map[string]any{
 		"typed": 1.0, "afterNewSession": 0.0, "afterActivate": 1.0, "afterLaunch": 0.0,
+		"contexts": []any{"NATIVE_APP", []any{"NATIVE_APP"}, "NATIVE_APP", []any{"NATIVE_APP"}},
 		"timeouts": nil, "settings": 30.0,
 		"pasteboard":      "pasted 中文",
 		"pasteboardImage": "WebDriverError: Unsupported content type: image (the simulated pasteboard holds plaintext)",

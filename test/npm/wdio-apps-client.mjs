@@ -1,7 +1,7 @@
 // Drives a simulated iPhone's WebDriverAgent app and device endpoints with
 // webdriverio: a session with a bundle id and /wda/apps/launch cold-start
 // the app (what the last run typed is gone), /wda/apps/activate does not;
-// timeouts, appium settings, the pasteboard, /wda/apps/list,
+// contexts and windows, timeouts, appium settings, the pasteboard, /wda/apps/list,
 // /wda/batteryInfo, /wda/deactivateApp and takeElementScreenshot.
 // Usage: node wdio-apps-client.mjs http://127.0.0.1:PORT
 // Prints one JSON object of what it saw on its last line.
@@ -36,6 +36,7 @@ out.afterLaunch = await typed();
 out.mobileScript = await browser.execute('mobile: launchApp', { bundleId: 'com.apex.login' })
   .then(() => 'accepted', (e) => e.message.split(' when running')[0].replace(/session\/[^/]+/, 'session/:id'));
 
+out.contexts = [await browser.getContext(), await browser.getContexts(), await browser.getWindowHandle(), await browser.getWindowHandles()];
 out.timeouts = (await browser.setTimeout({ implicit: 500 })) ?? null;
 await browser.updateSettings({ snapshotMaxDepth: 30 });
 out.settings = (await browser.getSettings()).snapshotMaxDepth;
