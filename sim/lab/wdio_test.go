@@ -83,9 +83,9 @@ func runWdio(t *testing.T, node, script, url string) map[string]any {
 // TestWebdriverIOApps sends WebDriverAgent's app and device endpoints from
 // webdriverio: a new session with a bundle id and /wda/apps/launch
 // cold-start the app (the username typed before is gone) while
-// /wda/apps/activate keeps it; contexts and windows, timeouts, appium settings, the pasteboard,
-// the running apps, the battery, deactivateApp (the app comes back as it
-// was) and an element's screenshot.
+// /wda/apps/activate keeps it; contexts and windows, timeouts, appium
+// settings, the pasteboard, the running apps, the battery, deactivateApp
+// (the app comes back as it was) and an element's screenshot.
 func TestWebdriverIOApps(t *testing.T) {
 	node, script := npmClient(t, "webdriverio", "wdio-apps-client.mjs")
 	l := startLab(t, Options{IOS: 1, Seed: 1})
