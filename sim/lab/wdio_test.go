@@ -79,3 +79,33 @@ func runWdio(t *testing.T, node, script, url string) map[string]any {
 	}
 	return got
 }
+
+// TestWebdriverIOApps sends WebDriverAgent's app and device endpoints from
+// webdriverio: a new session with a bundle id and /wda/apps/launch
+// cold-start the app (the username typed before is gone) while
+// /wda/apps/activate keeps it; contexts and windows, timeouts, appium
+// settings, the pasteboard, the running apps, the battery, deactivateApp
+// (the app comes back as it was) and an element's screenshot.
+func TestWebdriverIOApps(t *testing.T) {
+	node, script := npmClient(t, "webdriverio", "wdio-apps-client.mjs")
+	l := startLab(t, Options{IOS: 1, Seed: 1})
+	d := l.Devices()[0]
+	got := runWdio(t, node, script, d.URL)
+	want := map[string]any{
+		"typed": 1.0, "afterNewSession": 0.0, "afterActivate": 1.0, "afterLaunch": 0.0,
+		"contexts": []any{"NATIVE_APP", []any{"NATIVE_APP"}, "NATIVE_APP", []any{"NATIVE_APP"}},
+		"timeouts": nil, "settings": 30.0,
+		"pasteboard":      "pasted 中文",
+		"pasteboardImage": "WebDriverError: Unsupported content type: image (the simulated pasteboard holds plaintext)",
+		"apps":            []any{"com.apex.login"}, "battery": map[string]any{"level": 1.0, "state": 3.0},
+		"deactivate": nil, "deactivateWaited": true, "afterDeactivate": 1.0,
+		"elementShot":  []any{"PNG", 3.0, true},
+		"mobileScript": "WebDriverError: Unhandled endpoint: POST /session/:id/execute/sync",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("webdriverio saw (-want +got):\n%s", diff)
+	}
+	if fg, _ := d.Phone.Foreground(); fg != "com.apex.login" {
+		t.Errorf("after deactivateApp %s is in front", fg)
+	}
+}

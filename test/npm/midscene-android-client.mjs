@@ -2,27 +2,10 @@
 // (@midscene/android), no model involved: connect, screenshot, launch by
 // name and URL, keyboardType, clearInput, keyboardPress, hideKeyboard, back,
 // its Pinch action (yadb -pinch), home and recentApps.
-// Usage: node midscene-android-client.mjs SERIAL ADB_PATH ADB_SERVER_PORT
-// (with MIDSCENE_MODEL_NAME set to anything: AndroidAgent wants one).
-// After each step it prints one JSON line and waits for one line on stdin
-// (the Go test checks the phone in between and may answer with JSON).
-import { AndroidAgent, AndroidDevice } from '@midscene/android';
-import readline from 'node:readline';
+// Usage and the step protocol: midscene-steps.mjs.
+import { connect, step } from './midscene-steps.mjs';
 
-const [serial, adbPath, adbPort] = process.argv.slice(2);
-const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-async function step(name, data = {}) {
-  console.log(JSON.stringify({ step: name, ...data }));
-  const { value, done } = await lines.next();
-  if (done) process.exit(1);
-  return value ? JSON.parse(value) ?? {} : {};
-}
-
-const dev = new AndroidDevice(serial, { androidAdbPath: adbPath, remoteAdbPort: Number(adbPort) });
-await dev.connect();
-// The agent gives the device Midscene's app-name mapping (Settings →
-// com.android.settings); no model is called.
-new AndroidAgent(dev);
+const { dev } = await connect();
 const size = await dev.size();
 const shot = await dev.screenshotBase64();
 await step('connected', { size, shot: shot.length, png: shot.includes('iVBORw0KGgo') });

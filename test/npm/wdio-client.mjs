@@ -3,18 +3,8 @@
 // scrollIntoView, orientation and alerts.
 // Usage: node wdio-client.mjs http://127.0.0.1:PORT
 // Prints one JSON object of what it saw on its last line.
-import WebDriver from 'webdriver';
-import { attach } from 'webdriverio';
+import { open } from './wdio-session.mjs';
 
-const url = new URL(process.argv[2]);
-const conn = { protocol: 'http', hostname: url.hostname, port: Number(url.port), path: '/', logLevel: 'silent', connectionRetryCount: 0 };
-// remote() would take an app's name in browserName for a web session:
-// open a native session and attach to it, as Appium-less scripts do.
-async function open(bundleId) {
-  const session = await WebDriver.newSession({ ...conn,
-    capabilities: { platformName: 'iOS', 'appium:automationName': 'XCUITest', 'appium:bundleId': bundleId } });
-  return attach({ ...conn, sessionId: session.sessionId, capabilities: session.capabilities, isMobile: true, isIOS: true });
-}
 const out = {};
 
 let browser = await open('com.apex.notes');

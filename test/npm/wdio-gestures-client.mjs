@@ -2,24 +2,11 @@
 // element swipe, scroll and pinch, Appium's touch actions (one finger and
 // two), W3C actions with two pointers, a URL opened with browser.url, and
 // the MJPEG server whose port /appium/settings reports.
-// WebDriverAgent's own endpoints (/wda/…) are sent as webdriver protocol
-// commands defined with the package's `command`.
 // Usage: node wdio-gestures-client.mjs http://127.0.0.1:PORT
 // Prints one JSON object of what it saw on its last line.
-import WebDriver, { command } from 'webdriver';
-import { attach } from 'webdriverio';
+import { open, wda } from './wdio-session.mjs';
 
-const url = new URL(process.argv[2]);
-const conn = { protocol: 'http', hostname: url.hostname, port: Number(url.port), path: '/', logLevel: 'silent', connectionRetryCount: 0 };
-const session = await WebDriver.newSession({ ...conn,
-  capabilities: { platformName: 'iOS', 'appium:automationName': 'XCUITest', 'appium:bundleId': 'com.apex.notes' } });
-const browser = await attach({ ...conn, sessionId: session.sessionId, capabilities: session.capabilities, isMobile: true, isIOS: true });
-
-const any = '(string|number|object|boolean)';
-const wda = (method, name, path, params = [], variables = []) => command(method, '/session/:sessionId' + path, {
-  command: name, ref: 'WebDriverAgent', variables: variables.map((v) => ({ name: v, type: 'string', required: true })),
-  parameters: params.map((p) => ({ name: p, type: any, required: false })),
-});
+const browser = await open('com.apex.notes');
 const elementSwipe = wda('POST', 'wdaElementSwipe', '/wda/element/:elementId/swipe', ['direction', 'velocity'], ['elementId']);
 const elementScroll = wda('POST', 'wdaElementScroll', '/wda/element/:elementId/scroll', ['direction', 'predicateString', 'distance'], ['elementId']);
 const elementPinch = wda('POST', 'wdaElementPinch', '/wda/element/:elementId/pinch', ['scale', 'velocity'], ['elementId']);
