@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,13 +68,17 @@ var docsWalk = map[string]walkStep{
 	"apex mcp --sim=ios":             {want: ""},
 	"apex mcp":                       {want: ""},
 	"apex mcp --http 127.0.0.1:7300": {want: "serving MCP over HTTP on http://127.0.0.1:", serve: true},
-}
-
-// docsLater are the docs the walk does not read yet, and why.
-var docsLater = map[string]string{
-	"farm.md":       "rewritten this session by the farm's issue (18): mark its blocks after the merge",
-	"playground.md": "rewritten this session by issues 16/17: mark its blocks after the merge",
-	"sim-apps.md":   "rewritten this session by issues 16/17: mark its blocks after the merge",
+	// docs/farm.md's one machine: a control plane and a host with four
+	// simulated phones, served until the walk ends ("&"); the export sets
+	// $APEX_FARM for the rest of the doc.
+	"apex farm serve --data farm-data &":                    {want: "apex farm: serving on nats://", serve: true},
+	"apex farm host --join nats://127.0.0.1:4222 --sim 4 &": {want: "serving its phones to nats://127.0.0.1:", serve: true},
+	"export APEX_FARM=nats://127.0.0.1:4222":                {},
+	"apex farm devices":                                     {want: "/sim-4  device"},
+	"apex farm run --follow examples/settings-toggle.yaml":  {want: "\tpassed\tsettings-toggle.yaml (report: "},
+	"apex farm runs":                                        {want: "passed  default  settings-toggle.yaml"},
+	"apex playground --sim":                                 {want: "Apex playground: http://127.0.0.1:", serve: true},
+	"apex playground":                                       {want: "Apex playground: http://127.0.0.1:", serve: true},
 }
 
 // docCommand is one command line of a Markdown file's sh blocks.
@@ -172,9 +177,6 @@ func docsCommands(t *testing.T) []walkCommand {
 	seen := map[string]bool{}
 	var out []walkCommand
 	for _, doc := range docs {
-		if _, later := docsLater[filepath.Base(doc)]; later {
-			continue
-		}
 		for _, c := range shCommands(t, doc) {
 			seen[c.line] = true
 			step, ok := docsWalk[c.line]
@@ -248,16 +250,36 @@ func TestNewcomerWalk(t *testing.T) {
 	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "ANDROID_ADB_SERVER_PORT="+adbPort,
 		RunsDirEnv+"=", "APEX_MODEL_NAME=", "APEX_MODEL_BASE_URL=", "APEX_MODEL_API_KEY=", "APEX_WDA_URLS=",
 		"XDG_CONFIG_HOME="+t.TempDir(), mainEnv+"=")
-	simPort := "" // the port of the walk's apex sim, for the README's 6520
-	owner := t    // what serves lives until the walk ends, not its step
+	simPort := ""  // the port of the walk's apex sim, for the README's 6520
+	farmAddr := "" // the address of the walk's apex farm serve, for the docs' 127.0.0.1:4222
+	owner := t     // what serves lives until the walk ends, not its step
+	doc, docEnv := "", env
 	for _, wc := range walk {
 		c, step := wc.line, wc.step
 		if step.skip != "" {
 			continue
 		}
+		if wc.doc != doc { // a doc's exports last until its end
+			doc, docEnv = wc.doc, env
+		}
 		line := strings.Replace(c, "go run ./cmd/apex ", "apex ", 1)
 		line = strings.ReplaceAll(line, "./apex ", "apex ")
+		if bg, ok := strings.CutSuffix(line, " &"); ok {
+			if !step.serve {
+				t.Fatalf("%s: %q runs in the background: its step must serve", wc.doc, c)
+			}
+			line = bg
+		}
+		if farmAddr != "" {
+			line = strings.ReplaceAll(line, "127.0.0.1:4222", farmAddr)
+		}
+		if vars, ok := strings.CutPrefix(line, "export "); ok {
+			docEnv = append(slices.Clip(docEnv), strings.Fields(vars)...)
+			continue
+		}
 		switch {
+		case strings.HasPrefix(line, "apex farm serve"):
+			line += " --listen 127.0.0.1:0" // a free port
 		case strings.HasPrefix(line, "apex sim"):
 			line += " --port-base 0 --wda-port-base 0"
 		case strings.HasPrefix(line, "apex playground"):
@@ -272,12 +294,12 @@ func TestNewcomerWalk(t *testing.T) {
 		}
 		t.Run(wc.doc+": "+c, func(t *testing.T) {
 			cmd := exec.Command("bash", "-c", line)
-			cmd.Dir, cmd.Env = work, env
+			cmd.Dir, cmd.Env = work, docEnv
 			if !step.serve {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
 				cmd = exec.CommandContext(ctx, "bash", "-c", line)
-				cmd.Dir, cmd.Env = work, env
+				cmd.Dir, cmd.Env = work, docEnv
 				cmd.Stdin = strings.NewReader("") // apex mcp reads stdin until it ends
 				out, err := cmd.CombinedOutput()
 				if err != nil || !strings.Contains(string(out), step.want) {
@@ -286,6 +308,9 @@ func TestNewcomerWalk(t *testing.T) {
 				return
 			}
 			out := serveUntil(t, owner, cmd, step.want)
+			if _, addr, ok := strings.Cut(out, "apex farm: serving on nats://"); ok && strings.HasPrefix(line, "apex farm serve") {
+				farmAddr, _, _ = strings.Cut(addr, " ")
+			}
 			if strings.HasPrefix(line, "apex sim") {
 				for _, l := range strings.Split(out, "\n") {
 					if f := strings.Fields(l); len(f) > 2 && f[0] == "android-1" {

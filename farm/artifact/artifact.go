@@ -21,9 +21,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Bucket is the object store of the farm's artifacts.
-const Bucket = "farm_artifacts"
-
 // Objects are "sha256/<hex>"; each name a project gives one is a link
 // "name/<project key>/<name>" to it.
 const (
@@ -46,9 +43,9 @@ type Store struct {
 	obs jetstream.ObjectStore
 }
 
-// Open opens (on first use creates) the artifacts store on js.
+// Open opens the artifacts store on js (farm.Provision makes it).
 func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
-	obs, err := farm.ObjectStore(ctx, js, Bucket, "app artifacts by SHA-256")
+	obs, err := farm.ObjectStore(ctx, js, farm.BucketArtifacts, "app artifacts by SHA-256")
 	if err != nil {
 		return nil, err
 	}

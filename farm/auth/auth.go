@@ -23,6 +23,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/internal/lazy"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -170,6 +171,9 @@ func (s *Store) AddProject(ctx context.Context, name, actor string) error {
 			return fmt.Errorf("auth: project %s exists already", name)
 		}
 		return fmt.Errorf("auth: add project %s: %w", name, err)
+	}
+	if _, err := records.Create(ctx, s.js, name); err != nil {
+		return fmt.Errorf("auth: add project %s: its records store: %w", name, err)
 	}
 	return audit.Log(ctx, s.js, audit.Event{Kind: audit.AdminProjectAdded, Actor: actor, Resource: "project/" + name})
 }

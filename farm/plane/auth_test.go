@@ -3,15 +3,19 @@ package plane_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 )
 
@@ -117,6 +121,24 @@ func TestTokensAndRoles(t *testing.T) {
 			}
 			if err := s.AddUser(actx, "mallory-"+strings.Fields(tt.name)[0], tt.name); err == nil {
 				t.Error("a non-admin added a user")
+			}
+			// Only an admin creates streams: the plane makes the artifacts
+			// store, and adding a project makes its records store.
+			octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
+			defer ocancel()
+			if _, err := artifact.Open(octx, js); err != nil {
+				t.Errorf("open the app artifacts: %v", err)
+			}
+			if tt.joins {
+				rs, err := records.Open(octx, js)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := t.TempDir()
+				must(os.WriteFile(filepath.Join(dir, "report.html"), []byte("<html>"), 0o644))
+				if _, err := rs.Upload(octx, queue.Run{ID: "r1", Project: "shop"}, dir); err != nil {
+					t.Errorf("a host uploads a run's record into project shop: %v", err)
+				}
 			}
 		})
 	}

@@ -28,6 +28,14 @@ const bucketPrefix = "farm_records_"
 // Bucket is the object store keeping project's records.
 func Bucket(project string) string { return bucketPrefix + farm.Key(project) }
 
+// Create opens project's records store, creating it if it is missing. The
+// admin adding a project calls it (auth.Store.AddProject): when the farm
+// has a --token, hosts may not create streams, so the store they upload
+// into must exist before the project's first run.
+func Create(ctx context.Context, js jetstream.JetStream, project string) (jetstream.ObjectStore, error) {
+	return farm.ObjectStore(ctx, js, Bucket(project), "run records of project "+project)
+}
+
 // DefaultMaxAge is how long records of a project without a retention
 // setting are kept.
 const DefaultMaxAge = 30 * 24 * time.Hour
@@ -85,7 +93,7 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 // the records of run r's project as <run>/<file>; it returns the report's
 // object name.
 func (s *Store) Upload(ctx context.Context, r queue.Run, dir string) (string, error) {
-	obs, err := farm.ObjectStore(ctx, s.js, Bucket(r.Project), "run records of project "+r.Project)
+	obs, err := Create(ctx, s.js, r.Project)
 	if err != nil {
 		return "", err
 	}
