@@ -41,16 +41,7 @@ func TestMidsceneStepsOnSim(t *testing.T) {
 	defer cancel()
 	// Seed 2 starts the Shop without its timed sale popup, which would
 	// cover what the steps look for on a busy machine.
-	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	d, err := android.OpenDirect(ctx, l.Devices()[0].Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := seedTwoPhone(ctx, t)
 	opts := ruleOptions(t)
 	opts.FindTimeout, opts.Space = 2*time.Second, space
 	opts.Output = filepath.Join(t.TempDir(), "results.json")
@@ -98,16 +89,7 @@ func TestMidsceneStepsOnSim(t *testing.T) {
 func TestLaunchForms(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	d, err := android.OpenDirect(ctx, l.Devices()[0].Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := seedTwoPhone(ctx, t)
 	out, err := d.Shell(ctx, "cmd package resolve-activity --brief com.apex.shop")
 	if err != nil {
 		t.Fatal(err)
@@ -228,4 +210,22 @@ func ruleOptions(t *testing.T) *Options {
 	opts := fastOptions(openStore(t))
 	opts.AI = rt
 	return opts
+}
+
+// seedTwoPhone starts a simulated Android phone with seed 2 (the Shop opens
+// without its timed sale popup, which would cover what steps look for on a
+// busy machine) and opens it through the Android driver over adb.
+func seedTwoPhone(ctx context.Context, t *testing.T) *android.Driver {
+	t.Helper()
+	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	d, err := android.OpenDirect(ctx, l.Devices()[0].Addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
