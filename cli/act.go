@@ -1,3 +1,5 @@
+//go:build !apexlite
+
 package cli
 
 import (
@@ -224,12 +226,4 @@ func printActEvent(w io.Writer, e event.Event) {
 			fmt.Fprintf(w, "     %s: %s %s\n", str("kind"), str("app"), indentLines(str("detail"), "       ", 0))
 		}
 	}
-}
-
-// truncateRunes shortens a name (never a message) to n runes.
-func truncateRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

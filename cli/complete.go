@@ -1,43 +1,22 @@
+//go:build !apexlite
+
 package cli
 
 import (
 	"cmp"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/apexagent/apex/action"
-	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/store"
 	"github.com/spf13/cobra"
 )
 
 // Shell completion (apex completion bash|zsh|fish|powershell) of what a
 // command line names: device IDs, run IDs, action names and app packages.
-
-// completeTimeout bounds the look-ups a completion makes (the adb server,
-// WebDriverAgents), so a Tab never hangs.
-const completeTimeout = 2 * time.Second
-
-// completeDevices completes --device with the IDs of the devices the
-// hosts list, and the wda: prefix.
-func completeDevices(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	ctx, cancel := context.WithTimeout(cmd.Context(), completeTimeout)
-	defer cancel()
-	var ids []cobra.Completion
-	if hosts, err := deviceHosts(&Env{Log: slog.New(slog.DiscardHandler)}); err == nil {
-		ts, _ := device.NewRegistry(hosts...).Targets(ctx)
-		for _, t := range ts {
-			ids = append(ids, cobra.CompletionWithDesc(t.ID, strings.TrimSpace(t.State+" "+t.Model)))
-		}
-	}
-	ids = append(ids, cobra.CompletionWithDesc(wdaPrefix, "an iPhone's WebDriverAgent URL"))
-	return filterPrefix(ids, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
 
 // completeRunIDs completes a run ID of --dir's store, newest first, and
 // "latest".
@@ -89,18 +68,6 @@ func completeApps(cmd *cobra.Command, args []string, toComplete string) ([]cobra
 		pkgs = append(pkgs, p)
 	}
 	return filterPrefix(pkgs, toComplete), cobra.ShellCompDirectiveNoFileComp
-}
-
-// filterPrefix keeps the completions that start with prefix (shells filter
-// too, but not all of them).
-func filterPrefix(cs []cobra.Completion, prefix string) []cobra.Completion {
-	var out []cobra.Completion
-	for _, c := range cs {
-		if strings.HasPrefix(c, prefix) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func firstSentence(s string) string {

@@ -13,7 +13,6 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/device/lease"
-	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
 )
 
@@ -139,26 +138,9 @@ func leaseError(err error) error {
 	return fmt.Errorf("%w: wait for it with --wait-device DURATION, or pick another device", err)
 }
 
-func openSim(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
-	if f.ID != "" {
-		return nil, device.Target{}, nil, fmt.Errorf("--device and --sim both given: use one")
-	}
-	if f.SimPlatform == "ios" {
-		return openSimIOS(ctx, env, f)
-	}
-	// The lab lives until release, not until ctx ends.
-	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, AppFiles: f.Apps, Log: env.Log})
-	if err != nil {
-		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: %w", err)
-	}
-	dev := l.Devices()[0]
-	d, err := android.OpenDirect(ctx, dev.Addr, &android.Options{Log: env.Log})
-	if err != nil {
-		l.Close()
-		return nil, device.Target{}, nil, err
-	}
-	w, h, _ := dev.Phone.Display()
-	t := device.Target{ID: device.QualifiedID("sim", dev.Serial), Host: "sim", Serial: dev.Serial,
-		Platform: device.Android, State: "device", Model: dev.Phone.Props()["ro.product.model"], Width: w, Height: h}
-	return d, t, func() { d.Close(); l.Close() }, nil
-}
+// FarmEnv and FarmTokenEnv name the environment variables that give --farm
+// and --token their defaults.
+const (
+	FarmEnv      = "APEX_FARM"
+	FarmTokenEnv = "APEX_FARM_TOKEN"
+)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/apexagent/apex/device"
 	"github.com/spf13/cobra"
@@ -210,4 +212,36 @@ func printChange(env *Env, c deviceChange) error {
 	}
 	_, err := fmt.Fprintln(env.Out, strings.Join(fields, "  "))
 	return err
+}
+
+// completeTimeout bounds the look-ups a completion makes (the adb server,
+// WebDriverAgents), so a Tab never hangs.
+const completeTimeout = 2 * time.Second
+
+// completeDevices completes --device with the IDs of the devices the
+// hosts list, and the wda: prefix.
+func completeDevices(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	ctx, cancel := context.WithTimeout(cmd.Context(), completeTimeout)
+	defer cancel()
+	var ids []cobra.Completion
+	if hosts, err := deviceHosts(&Env{Log: slog.New(slog.DiscardHandler)}); err == nil {
+		ts, _ := device.NewRegistry(hosts...).Targets(ctx)
+		for _, t := range ts {
+			ids = append(ids, cobra.CompletionWithDesc(t.ID, strings.TrimSpace(t.State+" "+t.Model)))
+		}
+	}
+	ids = append(ids, cobra.CompletionWithDesc(wdaPrefix, "an iPhone's WebDriverAgent URL"))
+	return filterPrefix(ids, toComplete), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// filterPrefix keeps the completions that start with prefix (shells filter
+// too, but not all of them).
+func filterPrefix(cs []cobra.Completion, prefix string) []cobra.Completion {
+	var out []cobra.Completion
+	for _, c := range cs {
+		if strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -1,3 +1,5 @@
+//go:build !apexlite
+
 package cli
 
 import (
@@ -30,13 +32,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
-)
-
-// FarmEnv and FarmTokenEnv name the environment variables that give --farm
-// and --token their defaults.
-const (
-	FarmEnv      = "APEX_FARM"
-	FarmTokenEnv = "APEX_FARM_TOKEN"
 )
 
 // farmFlags say how a command reaches the farm's control plane.

@@ -12,7 +12,6 @@ import (
 	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/internal/yamlerr"
 	"github.com/apexagent/apex/llm"
-	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/wda"
 	"gopkg.in/yaml.v3"
 )
@@ -135,23 +134,3 @@ func (s simFlag) Set(v string) error {
 }
 
 func (s simFlag) Type() string { return "bool" }
-
-// openSimIOS starts a simulated iPhone in-process and drives it through
-// its WebDriverAgent face, as a real iPhone is driven.
-func openSimIOS(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
-	// The lab lives until release, not until ctx ends.
-	l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{IOS: 1, AppFiles: f.Apps, Log: env.Log})
-	if err != nil {
-		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated iPhone: %w", err)
-	}
-	dev := l.Devices()[0]
-	d, err := ios.Open(ctx, dev.URL, &ios.Options{Log: env.Log})
-	if err != nil {
-		l.Close()
-		return nil, device.Target{}, nil, err
-	}
-	w, h, _ := dev.Phone.Display()
-	t := device.Target{ID: device.QualifiedID("sim", dev.Serial), Host: "sim", Serial: dev.Serial,
-		Platform: device.IOS, State: "ready", Model: dev.Phone.Model(), Width: w, Height: h}
-	return d, t, func() { d.Close(); l.Close() }, nil
-}

@@ -41,6 +41,10 @@ func (e *ExitError) Error() string {
 }
 func (e *ExitError) Unwrap() error { return e.Err }
 
+// errHandOff is what the light build (lite.go) returns for a command line
+// only the full build runs (--sim, --farm): Main hands it over whole.
+var errHandOff = errors.New("this command line runs in the full apex build")
+
 // annotBlocks marks a command that serves until interrupted, so a
 // command line chaining another after it with && never reaches it.
 const annotBlocks = "apex/blocks"
@@ -73,24 +77,16 @@ Try it without hardware: apex run --sim examples/shop-checkout.yaml`,
 	root.SetErr(errOut)
 	root.PersistentFlags().StringVar(&env.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	root.PersistentFlags().BoolVar(&env.JSON, "json", false, "print machine-readable JSON")
+	// The one-shot commands, which the light build (lite.go) runs itself;
+	// faces.go adds the rest.
 	root.AddCommand(
 		newCmdVersion(env),
 		newCmdScene(env),
-		newCmdSim(env),
-		newCmdRun(env),
-		newCmdReport(env),
 		newCmdDevices(env),
-		newCmdHosts(env),
 		newCmdScreenshot(env),
 		newCmdSource(env),
-		newCmdDo(env),
-		newCmdMCP(env),
-		newCmdAct(env),
-		newCmdModel(env),
-		newCmdPlayground(env),
-		newCmdFarm(env),
-		newCmdRuns(env),
 	)
+	addFaces(root, env)
 	usageOnArgErrors(root)
 	return root
 }
@@ -118,7 +114,13 @@ func Main(args []string) int {
 	defer stop()
 	root := NewRoot(os.Stdout, os.Stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := errHandOff
+	if !handsOff(root, args) {
+		err = root.ExecuteContext(ctx)
+	}
+	if errors.Is(err, errHandOff) {
+		return handOff(args)
+	}
 	if err == nil {
 		return 0
 	}

@@ -1,19 +1,20 @@
 package main
 
 // Issue 20's one-shot commands: what package initialisation costs every
-// command, and `apex version`, `apex devices` and `apex source` as whole
-// processes against `adb exec-out uiautomator dump` on the same simulated
-// phone (bench/startup.sh runs the benchmark; figures in bench/README.md).
+// command, the light build that runs them without linking the heavy world,
+// and `apex version`, `apex devices` and `apex source` as whole processes
+// against `adb exec-out uiautomator dump` on the same simulated phone
+// (bench/startup.sh runs the benchmark; figures in bench/README.md).
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,41 +74,174 @@ func TestInitIsLight(t *testing.T) {
 	t.Logf("our %d packages at init: %d KB, %v", seen, total>>10, clock)
 }
 
-// BenchmarkStartup runs the apex binary (built for the benchmark) as a whole
-// process: `apex version`, `apex devices` and `apex source` against one
-// simulated phone attached to a private adb server, the last alternating
-// with `adb exec-out uiautomator dump` on the same phone. It reports each
-// command's median wall time and median CPU (user + system of the child).
-func BenchmarkStartup(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "apex")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+// heavyPackages are the libraries whose package initialisation the light
+// build exists to skip, and our packages that link them: none may be in
+// its import graph.
+var heavyPackages = []string{
+	"github.com/nats-io/",
+	"modernc.org/",
+	"github.com/modelcontextprotocol/",
+	"github.com/google/jsonschema-go/",
+	"encoding/gob",
+	"mvdan.cc/sh/",
+	"github.com/apexagent/apex/agent",
+	"github.com/apexagent/apex/farm",
+	"github.com/apexagent/apex/mcp",
+	"github.com/apexagent/apex/runner",
+	"github.com/apexagent/apex/server",
+	"github.com/apexagent/apex/sim",
+	"github.com/apexagent/apex/store",
+}
+
+// TestLightBuildLinksNoHeavyPackage fails when a package the light build
+// links (cli's files without the !apexlite constraint) imports the heavy
+// world: give the file that does //go:build !apexlite, or keep the heavy
+// part in a file that has it.
+func TestLightBuildLinksNoHeavyPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-tags", "apexlite", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -tags apexlite: %v\n%s", err, out)
 	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/apexagent/apex/device/android") {
+		t.Fatalf("the light build does not link device/android; go list said:\n%s", out)
+	}
+	for _, d := range deps {
+		for _, h := range heavyPackages {
+			if strings.HasPrefix(d, h) {
+				t.Errorf("the light build links %s (heavy: %s)", d, h)
+			}
+		}
+	}
+}
+
+// builds are the apex binaries of this checkout, as make install installs
+// them: the light build as apex and the full one beside it as apex-full.
+type builds struct{ light, full string }
+
+func buildBoth(t testing.TB) builds {
+	dir := t.TempDir()
+	b := builds{filepath.Join(dir, "apex"), filepath.Join(dir, "apex-full")}
+	for _, args := range [][]string{{"-o", b.full}, {"-tags", "apexlite", "-o", b.light}} {
+		cmd := exec.Command("go", append(append([]string{"build"}, args...), ".")...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return b
+}
+
+// phone is one simulated Android phone attached to a private adb server,
+// and the environment that points apex and adb at that server.
+type phone struct {
+	serial, port string
+	env          []string
+}
+
+func startPhone(t testing.TB) phone {
 	l, err := lab.Start(context.Background(), lab.Options{Seed: 1})
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	b.Cleanup(func() { l.Close() })
+	t.Cleanup(func() { l.Close() })
 	dev := l.Devices()[0]
-	c := adbtest.StartServer(b)
-	adbtest.Connect(b, c, dev.Serial)
+	c := adbtest.StartServer(t)
+	adbtest.Connect(t, c, dev.Serial)
 	_, port, err := net.SplitHostPort(c.Addr())
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
-	env := append(os.Environ(), "ANDROID_ADB_SERVER_PORT="+port, "ADB_SERVER_SOCKET=")
-	run := func(b *testing.B, want string, name string, args ...string) (wall, cpu time.Duration) {
-		cmd := exec.Command(name, args...)
-		cmd.Env = env
+	return phone{dev.Serial, port, append(os.Environ(), "ANDROID_ADB_SERVER_PORT="+port, "ADB_SERVER_SOCKET=")}
+}
+
+// TestLightBuild runs the one-shot commands in the light build alone (no
+// apex-full beside it), then every other command line through it with the
+// full build beside it, as make install installs them.
+func TestLightBuild(t *testing.T) {
+	b := buildBoth(t)
+	p := startPhone(t)
+	run := func(t *testing.T, args ...string) (string, error) {
+		cmd := exec.Command(b.light, args...)
+		cmd.Env = p.env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	// The light build alone: its own commands answer, the rest say how to
+	// install the full build.
+	hidden := b.full + ".away"
+	if err := os.Rename(b.full, hidden); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"version", []string{"version"}, "apex "},
+		{"devices", []string{"devices"}, p.serial},
+		{"source", []string{"source", "-d", p.serial}, "</hierarchy>"},
+		{"source --scene", []string{"source", "--scene", "-d", p.serial}, "Tap an app to open it"},
+		{"devices --help", []string{"devices", "--help"}, "--watch"},
+	} {
+		t.Run("alone/"+tc.name, func(t *testing.T) {
+			out, err := run(t, tc.args...)
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Errorf("apex %s: %v\n%s\nwant %q in it", strings.Join(tc.args, " "), err, out, tc.want)
+			}
+		})
+	}
+	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {}} {
+		t.Run("alone/"+strings.Join(args, " "), func(t *testing.T) {
+			out, err := run(t, args...)
+			if err == nil || !strings.Contains(out, "apex-full") || !strings.Contains(out, "make install") {
+				t.Errorf("apex %s without apex-full: %v\n%s\nwant a failure naming apex-full and make install", strings.Join(args, " "), err, out)
+			}
+		})
+	}
+	if err := os.Rename(hidden, b.full); err != nil {
+		t.Fatal(err)
+	}
+	// With the full build beside it: every command line, as one apex.
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run --help", []string{"run", "--help"}, "Midscene-compatible YAML"},
+		{"help", []string{"--help"}, "playground"},
+		{"source --sim", []string{"source", "--sim"}, "</hierarchy>"},
+		{"completion", []string{"__complete", "source", "--device", ""}, p.serial},
+	} {
+		t.Run("handed/"+tc.name, func(t *testing.T) {
+			out, err := run(t, tc.args...)
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Errorf("apex %s: %v\n%s\nwant %q in it", strings.Join(tc.args, " "), err, out, tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkStartup runs both builds of apex (built for the benchmark) as
+// whole processes, alternating in each round: `apex version`, `apex
+// devices` and `apex source` against one simulated phone attached to a
+// private adb server, the last beside `adb exec-out uiautomator dump` on
+// the same phone. It reports each command's median wall time and median
+// CPU (user + system of the child), and apex source's over adb's.
+func BenchmarkStartup(b *testing.B) {
+	bins := buildBoth(b)
+	p := startPhone(b)
+	run := func(b *testing.B, want string, argv []string) (wall, cpu time.Duration) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = p.env
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		t0 := time.Now()
 		if err := cmd.Run(); err != nil {
-			b.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+			b.Fatalf("%s: %v", strings.Join(argv, " "), err)
 		}
 		wall = time.Since(t0)
 		if !strings.Contains(out.String(), want) {
-			b.Fatalf("%s %s: %q; want %q in it", name, strings.Join(args, " "), out.String(), want)
+			b.Fatalf("%s: %q; want %q in it", strings.Join(argv, " "), out.String(), want)
 		}
 		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
@@ -115,15 +249,23 @@ func BenchmarkStartup(b *testing.B) {
 		name, want string
 		argv       []string
 	}
+	source := []string{"source", "-d", p.serial}
 	for _, set := range []struct {
 		name string
 		cmds []cmdline
 	}{
-		{"version", []cmdline{{"apex", "apex", []string{bin, "version"}}}},
-		{"devices", []cmdline{{"apex", dev.Serial, []string{bin, "devices"}}}},
+		{"version", []cmdline{
+			{"light", "apex", []string{bins.light, "version"}},
+			{"full", "apex", []string{bins.full, "version"}},
+		}},
+		{"devices", []cmdline{
+			{"light", p.serial, []string{bins.light, "devices"}},
+			{"full", p.serial, []string{bins.full, "devices"}},
+		}},
 		{"source-vs-adb", []cmdline{
-			{"apex", "</hierarchy>", []string{bin, "source", "-d", dev.Serial}},
-			{"adb", "</hierarchy>", []string{"adb", "-P", port, "-s", dev.Serial, "exec-out", "uiautomator", "dump", "/dev/tty"}},
+			{"adb", "</hierarchy>", []string{"adb", "-P", p.port, "-s", p.serial, "exec-out", "uiautomator", "dump", "/dev/tty"}},
+			{"light", "</hierarchy>", append([]string{bins.light}, source...)},
+			{"full", "</hierarchy>", append([]string{bins.full}, source...)},
 		}},
 	} {
 		b.Run(set.name, func(b *testing.B) {
@@ -131,17 +273,18 @@ func BenchmarkStartup(b *testing.B) {
 			cpus := make([][]time.Duration, len(set.cmds))
 			for b.Loop() {
 				for i, c := range set.cmds {
-					w, u := run(b, c.want, c.argv[0], c.argv[1:]...)
+					w, u := run(b, c.want, c.argv)
 					walls[i] = append(walls[i], w)
 					cpus[i] = append(cpus[i], u)
 				}
 			}
 			for i, c := range set.cmds {
-				b.ReportMetric(ms(benchtest.Median(walls[i])), fmt.Sprintf("%s-ms-median", c.name))
-				b.ReportMetric(ms(benchtest.Median(cpus[i])), fmt.Sprintf("%s-cpu-ms", c.name))
-			}
-			if len(set.cmds) == 2 {
-				b.ReportMetric(float64(benchtest.Median(walls[0]))/float64(benchtest.Median(walls[1])), "apex/adb")
+				b.ReportMetric(ms(benchtest.Median(walls[i])), c.name+"-ms-median")
+				b.ReportMetric(ms(benchtest.Median(cpus[i])), c.name+"-cpu-ms")
+				if i > 0 && set.cmds[0].name == "adb" {
+					b.ReportMetric(float64(benchtest.Median(walls[i]))/float64(benchtest.Median(walls[0])), c.name+"/adb-wall")
+					b.ReportMetric(float64(benchtest.Median(cpus[i]))/float64(benchtest.Median(cpus[0])), c.name+"/adb-cpu")
+				}
 			}
 		})
 	}

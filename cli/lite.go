@@ -1,0 +1,59 @@
+//go:build apexlite
+
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apexagent/apex/device"
+	"github.com/spf13/cobra"
+)
+
+// The light build of apex (go build -tags apexlite, which make install
+// installs as apex) links only the one-shot commands NewRoot adds itself
+// (version, devices, source, screenshot, scene) and their device hosts:
+// none of the runner, store, agents, MCP, playground or farm, whose
+// libraries' package initialisation (NATS server, SQLite, JSON Schema, …)
+// every process of the full build pays before main. Every other command
+// line — another command, help, completion, --sim, --farm — it hands, as
+// it is, to the full build installed beside it as FullBinary.
+
+// FullBinary is the name of the full build beside the light one.
+const FullBinary = "apex-full"
+
+func addFaces(*cobra.Command, *Env) {}
+
+// handsOff reports whether args name no command of this build (or only
+// root: its help lists every command, which only the full build has).
+func handsOff(root *cobra.Command, args []string) bool {
+	cmd, _, err := root.Find(args)
+	return err != nil || cmd == root
+}
+
+// handOff replaces this process with the full build running args.
+func handOff(args []string) int {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	full := filepath.Join(filepath.Dir(self), FullBinary)
+	if err == nil {
+		err = execFull(full, args)
+	}
+	fmt.Fprintf(os.Stderr, "apex: this is the light apex (make install), which hands this command to %s: %v\n"+
+		"Run make install again to install both, or go install ./cmd/apex for one binary with every command.\n", full, err)
+	return 1
+}
+
+// openSim and openFarmDevice hand --sim and --farm to the full build,
+// which links the simulated phone and the farm.
+func openSim(context.Context, *Env, *DeviceFlags) (device.Driver, device.Target, func(), error) {
+	return nil, device.Target{}, nil, errHandOff
+}
+
+func openFarmDevice(context.Context, *Env, *DeviceFlags) (device.Driver, device.Target, func(), error) {
+	return nil, device.Target{}, nil, errHandOff
+}
