@@ -2,8 +2,9 @@ package adb
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // DeviceInfo is one line of `adb devices -l`.
@@ -20,7 +21,7 @@ type DeviceInfo struct {
 }
 
 // keyValue matches the key:value fields that follow the state.
-var keyValue = regexp.MustCompile(`^[a-z][a-z_]*:\S*$`)
+var keyValue = lazy.Regexp(`^[a-z][a-z_]*:\S*$`)
 
 // ParseDevices reads the reply of host:devices-l (or host:devices, or one
 // message of host:track-devices): one device a line, the serial, the state
@@ -40,7 +41,7 @@ func ParseDevices(s string) ([]DeviceInfo, error) {
 		d := DeviceInfo{Serial: fields[0]}
 		var state []string
 		rest := fields[1:]
-		for len(rest) > 0 && (len(state) == 0 || !keyValue.MatchString(rest[0])) {
+		for len(rest) > 0 && (len(state) == 0 || !keyValue().MatchString(rest[0])) {
 			state = append(state, rest[0])
 			rest = rest[1:]
 		}

@@ -3,11 +3,11 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/scene"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -118,15 +118,15 @@ func diffText(d scene.Delta, now *scene.Scene) string {
 	return b.String()
 }
 
-var sceneID = regexp.MustCompile(`^e[0-9]+$`)
+var sceneID = lazy.Regexp(`^e[0-9]+$`)
 
 // refersToObservation reports the scene id a locator names, if any: "e7"
 // as the whole prompt or as its id.
 func refersToObservation(loc action.Locator) (string, bool) {
-	if sceneID.MatchString(loc.ID) {
+	if sceneID().MatchString(loc.ID) {
 		return loc.ID, true
 	}
-	if p := strings.TrimSpace(loc.Prompt); sceneID.MatchString(p) && loc.ID == "" {
+	if p := strings.TrimSpace(loc.Prompt); sceneID().MatchString(p) && loc.ID == "" {
 		return p, true
 	}
 	return "", false

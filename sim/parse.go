@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/apexagent/apex/internal/lazy"
 	"gopkg.in/yaml.v3"
 )
 
-var packagePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
-var idPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var packagePattern = lazy.Regexp(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
+var idPattern = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ParseApp reads one app spec. Errors are *SpecError values naming the file,
 // line and field: "shop.yaml:42: screens[1].elements[3].type: unknown
@@ -28,7 +28,7 @@ func ParseApp(data []byte, filename string) (*AppSpec, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &SpecError{File: filename, Msg: "empty file: expected an app spec (package, label, screens)"}
 		}
-		msg := yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
+		msg := yamlLine().ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), "")
 		return nil, &SpecError{File: filename, Line: yamlErrLine(err), Msg: strings.TrimPrefix(strings.TrimSpace(msg), ": ")}
 	}
 	root := &doc
@@ -60,10 +60,10 @@ func ParseApp(data []byte, filename string) (*AppSpec, error) {
 	return spec, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):?`)
+var yamlLine = lazy.Regexp(`line (\d+):?`)
 
 func yamlErrLine(err error) int {
-	m := yamlLine.FindStringSubmatch(err.Error())
+	m := yamlLine().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0
 	}
@@ -88,14 +88,14 @@ func (v *validator) app() error {
 	if s.Package == "" {
 		return v.errf(s.Line, "package", "required: the app's package name, like com.example.shop")
 	}
-	if !packagePattern.MatchString(s.Package) {
+	if !packagePattern().MatchString(s.Package) {
 		return v.errf(s.Line, "package", "expected a package name like com.example.shop, got %q", s.Package)
 	}
 	if s.Label == "" {
 		return v.errf(s.Line, "label", "required: the name shown under the launcher icon")
 	}
 	for i, a := range s.Aliases {
-		if !packagePattern.MatchString(a) || a == s.Package {
+		if !packagePattern().MatchString(a) || a == s.Package {
 			return v.errf(s.Line, fmt.Sprintf("aliases[%d]", i), "expected another package name like com.example.old, got %q", a)
 		}
 	}
@@ -127,7 +127,7 @@ func (v *validator) app() error {
 	v.screens = map[string]bool{}
 	for i, sc := range s.Screens {
 		f := fmt.Sprintf("screens[%d].id", i)
-		if !idPattern.MatchString(sc.ID) {
+		if !idPattern().MatchString(sc.ID) {
 			return v.errf(sc.Line, f, "expected an identifier (letters, digits, _), got %q", sc.ID)
 		}
 		if v.screens[sc.ID] {
@@ -138,7 +138,7 @@ func (v *validator) app() error {
 	v.dialogs = map[string]bool{}
 	for i, dl := range s.Dialogs {
 		f := fmt.Sprintf("dialogs[%d].id", i)
-		if !idPattern.MatchString(dl.ID) {
+		if !idPattern().MatchString(dl.ID) {
 			return v.errf(dl.Line, f, "expected an identifier, got %q", dl.ID)
 		}
 		if v.dialogs[dl.ID] {
@@ -223,7 +223,7 @@ func (v *validator) element(e *Element, p string) error {
 	if !slices.Contains(elementKinds, e.Type) {
 		return v.errf(e.Line, p+".type", "unknown element type %q (known: %s)", e.Type, strings.Join(elementKinds, ", "))
 	}
-	if e.ID != "" && !idPattern.MatchString(e.ID) {
+	if e.ID != "" && !idPattern().MatchString(e.ID) {
 		return v.errf(e.Line, p+".id", "expected an identifier (letters, digits, _), got %q", e.ID)
 	}
 	if err := v.templates(e.Line, p, map[string]string{"text": e.Text, "desc": e.Desc, "hint": e.Hint, "empty": e.Empty}); err != nil {
@@ -272,7 +272,7 @@ func (v *validator) element(e *Element, p string) error {
 	if err != nil {
 		return err
 	}
-	if e.Bind != "" && !pathPattern.MatchString(e.Bind) {
+	if e.Bind != "" && !pathPattern().MatchString(e.Bind) {
 		return v.errf(e.Line, p+".bind", "expected a state variable name (or item.field), got %q", e.Bind)
 	}
 	if it := e.Item; it != nil {
@@ -389,7 +389,7 @@ func (v *validator) action(a *Action, p string) error {
 		}
 	case "set":
 		for k, val := range a.Set {
-			if !pathPattern.MatchString(k) {
+			if !pathPattern().MatchString(k) {
 				return v.errf(a.Line, p+".set."+k, "expected a variable or item.field to set")
 			}
 			if err := checkValueTemplates(val); err != nil {
@@ -397,18 +397,18 @@ func (v *validator) action(a *Action, p string) error {
 			}
 		}
 	case "increment":
-		if !pathPattern.MatchString(a.Increment) {
+		if !pathPattern().MatchString(a.Increment) {
 			return v.errf(a.Line, p+".increment", "expected a variable or item.field, got %q", a.Increment)
 		}
 	case "append":
-		if !idPattern.MatchString(a.Append.To) {
+		if !idPattern().MatchString(a.Append.To) {
 			return v.errf(a.Line, p+".append.to", "expected the list variable to append to")
 		}
 		if err := checkValueTemplates(a.Append.Value); err != nil {
 			return v.errf(a.Line, p+".append.value", "%v", err)
 		}
 	case "remove", "clear":
-		if !idPattern.MatchString(a.Remove + a.Clear) {
+		if !idPattern().MatchString(a.Remove + a.Clear) {
 			return v.errf(a.Line, p+"."+verb, "expected a state variable name")
 		}
 		if err := checkCond(a.Where); err != nil {
@@ -430,7 +430,7 @@ func (v *validator) action(a *Action, p string) error {
 	return nil
 }
 
-var pathPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+var pathPattern = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
 func checkValueTemplates(v any) error {
 	switch v := v.(type) {

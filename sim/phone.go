@@ -247,7 +247,7 @@ func (p *Phone) Packages() []adbd.Package {
 // Install registers a package. A package without an app spec opens a plain
 // screen showing its label.
 func (p *Phone) Install(pkg adbd.Package) error {
-	if !packagePattern.MatchString(pkg.Name) {
+	if !packagePattern().MatchString(pkg.Name) {
 		return fmt.Errorf("sim: install: invalid package name %q", pkg.Name)
 	}
 	p.mu.Lock()

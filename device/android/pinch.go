@@ -3,12 +3,12 @@ package android
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 // Android's `input` has no two-finger gesture (`input motionevent` moves
@@ -32,9 +32,9 @@ type touchPanel struct {
 }
 
 var (
-	addDeviceRe = regexp.MustCompile(`^add device \d+: (\S+)`)
-	absAxisRe   = regexp.MustCompile(`(ABS_MT_[A-Z_]+)\s*: value -?\d+, min (-?\d+), max (-?\d+)`)
-	rotationRe  = regexp.MustCompile(`SurfaceOrientation:\s*(\d)`)
+	addDeviceRe = lazy.Regexp(`^add device \d+: (\S+)`)
+	absAxisRe   = lazy.Regexp(`(ABS_MT_[A-Z_]+)\s*: value -?\d+, min (-?\d+), max (-?\d+)`)
+	rotationRe  = lazy.Regexp(`SurfaceOrientation:\s*(\d)`)
 )
 
 // parsePanel finds the first device of `getevent -pl` with multitouch
@@ -51,14 +51,14 @@ func parsePanel(out string) (touchPanel, int, error) {
 		return false
 	}
 	for _, line := range strings.Split(devices, "\n") {
-		if m := addDeviceRe.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+		if m := addDeviceRe().FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			if done() {
 				break
 			}
 			cur, axes = touchPanel{path: m[1]}, map[string]bool{}
 			continue
 		}
-		m := absAxisRe.FindStringSubmatch(line)
+		m := absAxisRe().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -85,7 +85,7 @@ func parsePanel(out string) (touchPanel, int, error) {
 		return touchPanel{}, 0, fmt.Errorf("touch panel %s reports empty axes (x %d–%d, y %d–%d)", found.path, found.minX, found.maxX, found.minY, found.maxY)
 	}
 	rot := 0
-	if m := rotationRe.FindStringSubmatch(rest); m != nil {
+	if m := rotationRe().FindStringSubmatch(rest); m != nil {
 		rot, _ = strconv.Atoi(m[1])
 	}
 	return found, rot, nil

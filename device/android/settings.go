@@ -3,11 +3,11 @@ package android
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/lazy"
 )
 
 var _ device.Configurator = (*Driver)(nil)
@@ -49,10 +49,10 @@ type settingCommands struct {
 }
 
 var (
-	localeRe   = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-	timeZoneRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$`)
+	localeRe   = lazy.Regexp(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
+	timeZoneRe = lazy.Regexp(`^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$`)
 	// dumpsys location's last location: "Location[gps 52.520008,13.404954 …".
-	locationRe = regexp.MustCompile(`Location\[gps (-?[0-9.]+),(-?[0-9.]+)`)
+	locationRe = lazy.Regexp(`Location\[gps (-?[0-9.]+),(-?[0-9.]+)`)
 )
 
 func onOff(on bool, yes, no string) string {
@@ -78,12 +78,12 @@ func settingPlan(s device.Setting) (settingCommands, error) {
 			},
 		}, nil
 	case device.Locale:
-		if !localeRe.MatchString(s.Tag) {
+		if !localeRe().MatchString(s.Tag) {
 			return settingCommands{}, fmt.Errorf("set locale: %q is not a language tag: give one like de-DE or fr", s.Tag)
 		}
 		return propPlan("persist.sys.locale", s.Tag, func(v string) device.Setting { return device.Locale{Tag: v} }), nil
 	case device.TimeZone:
-		if !timeZoneRe.MatchString(s.Name) {
+		if !timeZoneRe().MatchString(s.Name) {
 			return settingCommands{}, fmt.Errorf("set time zone: %q is not a time zone name: give one like Europe/Berlin", s.Name)
 		}
 		p := propPlan("persist.sys.timezone", s.Name, func(v string) device.Setting { return device.TimeZone{Name: v} })
@@ -130,7 +130,7 @@ func settingPlan(s device.Setting) (settingCommands, error) {
 			},
 			read: "dumpsys location",
 			parse: func(out string) (device.Setting, error) {
-				m := locationRe.FindStringSubmatch(out)
+				m := locationRe().FindStringSubmatch(out)
 				if m == nil {
 					return nil, fmt.Errorf("dumpsys location shows no gps location")
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/internal/lazy"
 	"github.com/apexagent/apex/report"
 	"github.com/apexagent/apex/runner"
 	"github.com/nats-io/nats.go"
@@ -212,7 +212,7 @@ var (
 )
 
 // appName is what `pm clear` may be given.
-var appName = regexp.MustCompile(`^[A-Za-z0-9_.]+$`)
+var appName = lazy.Regexp(`^[A-Za-z0-9_.]+$`)
 
 // runScript resets the device, runs the script and returns how it went.
 func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, reason string, steps, passed int, dir string) {
@@ -225,7 +225,7 @@ func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, rea
 		reset = append(reset, sc.Target.Launch)
 	}
 	for _, app := range reset {
-		if !appName.MatchString(app) {
+		if !appName().MatchString(app) {
 			return queue.Error, fmt.Sprintf("cannot reset app %q: not a package name", app), 0, 0, ""
 		}
 	}

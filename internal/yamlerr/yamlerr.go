@@ -7,15 +7,15 @@ package yamlerr
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/apexagent/apex/internal/lazy"
 	"gopkg.in/yaml.v3"
 )
 
 // yamlLine is the line number and message yaml.v3 puts in a syntax error.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazy.Regexp(`^yaml: line (\d+): (.*)$`)
 
 // Locate returns the line (1-based; 0 when unknown) to fix for err, a
 // syntax error yaml.v3 gave for data, and the error's message without
@@ -28,7 +28,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func Locate(data []byte, err error) (int, string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
