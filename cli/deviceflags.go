@@ -65,7 +65,12 @@ func (f *DeviceFlags) command() string {
 
 // deviceHosts are the hosts `apex devices` lists and --device resolves
 // against. New kinds of device add their host here.
-func deviceHosts(env *Env) ([]device.Host, error) {
+func deviceHosts(env *Env) ([]device.Host, error) { return newDeviceHosts(env, true) }
+
+// newDeviceHosts are deviceHosts; label reads each ready Android device's
+// model and screen size (a shell command each), which lists show and
+// opening a device does not need.
+func newDeviceHosts(env *Env, label bool) ([]device.Host, error) {
 	c, err := adb.NewClient(&adb.Options{Log: env.Log})
 	if err != nil {
 		return nil, err
@@ -74,7 +79,7 @@ func deviceHosts(env *Env) ([]device.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, Log: env.Log, Driver: &android.Options{Log: env.Log}}), wh}, nil
+	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, NoLabels: !label, Log: env.Log, Driver: &android.Options{Log: env.Log}}), wh}, nil
 }
 
 // openDevice opens the device f names, holding its lease (device/lease)
@@ -99,7 +104,7 @@ func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 		t = wdaTarget(url)
 		open = func() (device.Driver, error) { return openWDA(ctx, env, url) }
 	} else {
-		hosts, err := deviceHosts(env)
+		hosts, err := newDeviceHosts(env, false)
 		if err != nil {
 			return nil, device.Target{}, nil, err
 		}

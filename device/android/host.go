@@ -28,7 +28,11 @@ type HostOptions struct {
 	// WatchPoll is how often Watch re-reads the device list to catch the
 	// changes adb does not report (0 = 2 s).
 	WatchPoll time.Duration
-	Log       *slog.Logger
+	// NoLabels makes Targets leave ready devices' model and screen size
+	// empty: labelling asks each one a shell command, which finding the
+	// device a command opens does not need.
+	NoLabels bool
+	Log      *slog.Logger
 }
 
 // Host is the devices of one adb server.
@@ -74,6 +78,9 @@ func (h *Host) Targets(ctx context.Context) ([]device.Target, error) {
 		return nil, fmt.Errorf("listing adb devices: %w", err)
 	}
 	ts := h.targets(devs)
+	if h.opts.NoLabels {
+		return ts, nil
+	}
 	var wg sync.WaitGroup
 	for i, d := range devs {
 		if d.State == "device" {

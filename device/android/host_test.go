@@ -95,6 +95,15 @@ func TestHostStates(t *testing.T) {
 		})
 	}
 
+	// NoLabels lists the same devices without asking the ready one its size.
+	bare, err := android.NewHost(c, &android.HostOptions{NoLabels: true}).Targets(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := targetBySerial(bare, ready.Serial); !ok || got.State != "device" || got.Width != 0 || got.Height != 0 || len(bare) != len(ts) {
+		t.Errorf("NoLabels: %+v; want the %d devices, %s ready and not sized", bare, len(ts), ready.Serial)
+	}
+
 	// Opening a device that cannot be driven says why and what to do.
 	_, _, err = device.NewRegistry(h).Open(ctx(t), locked)
 	if !errors.Is(err, device.ErrOffline) || !strings.Contains(err.Error(), "unauthorized") || !strings.Contains(err.Error(), "Allow USB debugging") {
