@@ -178,9 +178,19 @@ func bandKey(img *image.RGBA, i int) uint64 {
 	binary.LittleEndian.PutUint64(num[16:], uint64(i))
 	h.Write(num[:])
 	y0, y1 := b.Min.Y+i*bandRows, min(b.Min.Y+(i+1)*bandRows, b.Max.Y)
+	var above []byte
 	for y := max(y0-1, b.Min.Y); y < y1; y++ {
 		off := img.PixOffset(b.Min.X, y)
-		h.Write(img.Pix[off : off+4*b.Dx()])
+		row := img.Pix[off : off+4*b.Dx()]
+		// A row equal to the one above (most of a flat screen) is compared,
+		// several times faster than hashing it, and hashed as a mark.
+		if above != nil && bytes.Equal(row, above) {
+			h.WriteByte(0)
+			continue
+		}
+		h.WriteByte(1)
+		h.Write(row)
+		above = row
 	}
 	return h.Sum64()
 }
