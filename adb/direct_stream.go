@@ -88,34 +88,81 @@ func (s *directStream) kill() {
 // Read returns queued data, then io.EOF after the device's CLSE, or an
 // ErrGone error if the connection dropped first.
 func (s *directStream) Read(p []byte) (int, error) {
+	b, err := s.take()
+	if err != nil {
+		return 0, err
+	}
+	n := copy(p, b)
+	if n < len(b) {
+		s.mu.Lock()
+		s.cur = b[n:]
+		s.mu.Unlock()
+	}
+	return n, nil
+}
+
+// WriteTo hands w each WRTE's payload as it arrives, with no copy through
+// a read buffer; an *execOutput keeps the payloads themselves.
+func (s *directStream) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for {
+		b, err := s.take()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if o, ok := w.(*execOutput); ok {
+			o.keep(b)
+			n += int64(len(b))
+			continue
+		}
+		m, err := w.Write(b)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// take returns what is left of the chunk Read was taking apart, or the next
+// WRTE's payload whole (acknowledged as it is taken, so the device sends
+// the next one meanwhile), waiting for one; then io.EOF after the device's
+// CLSE, or an ErrGone error if the connection dropped first. The caller
+// owns the bytes.
+func (s *directStream) take() ([]byte, error) {
 	for {
 		s.mu.Lock()
-		if len(s.cur) == 0 && len(s.queue) > 0 {
-			s.cur, s.queue = s.queue[0], s.queue[1:]
-			if !s.remoteClosed && !s.localClosed && !s.lost {
-				s.mu.Unlock()
-				// Acknowledge as we take the chunk, so the device sends the
-				// next one while we copy this one.
-				s.c.send(proto.Message{Command: proto.CmdOKAY, Arg0: s.local, Arg1: s.remote})
-				s.mu.Lock()
-			}
-		}
 		if len(s.cur) > 0 {
-			n := copy(p, s.cur)
-			s.cur = s.cur[n:]
+			b := s.cur
+			s.cur = nil
 			s.mu.Unlock()
-			return n, nil
+			return b, nil
+		}
+		if len(s.queue) > 0 {
+			b := s.queue[0]
+			s.queue = s.queue[1:]
+			ack := !s.remoteClosed && !s.localClosed && !s.lost
+			s.mu.Unlock()
+			if ack {
+				s.c.send(proto.Message{Command: proto.CmdOKAY, Arg0: s.local, Arg1: s.remote})
+			}
+			if len(b) > 0 {
+				return b, nil
+			}
+			continue
 		}
 		switch {
 		case s.localClosed:
 			s.mu.Unlock()
-			return 0, errors.New("adb: read from closed stream")
+			return nil, errors.New("adb: read from closed stream")
 		case s.lost:
 			s.mu.Unlock()
-			return 0, s.c.failure()
+			return nil, s.c.failure()
 		case s.remoteClosed:
 			s.mu.Unlock()
-			return 0, io.EOF
+			return nil, io.EOF
 		}
 		s.mu.Unlock()
 		<-s.wake

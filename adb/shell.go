@@ -175,11 +175,43 @@ func (c *capped) Bytes() []byte {
 // Exec runs cmd through the exec service (`adb exec-out`): raw bytes, no
 // pty and no exit status, for binary output such as screencap.
 func Exec(ctx context.Context, t Transport, cmd string) ([]byte, error) {
-	var out bytes.Buffer
-	if err := ExecTo(ctx, t, cmd, &out); err != nil {
-		return out.Bytes(), err
+	var out execOutput
+	err := ExecTo(ctx, t, cmd, &out)
+	return out.bytes(), err
+}
+
+// execOutput gathers Exec's output in pieces and joins them once at the
+// end: a screenshot that came in one WRTE is that WRTE's payload, never
+// copied (a growing buffer copied and cleared each PNG three times over).
+type execOutput struct {
+	parts [][]byte
+	n     int
+}
+
+// Write keeps a copy of p.
+func (o *execOutput) Write(p []byte) (int, error) {
+	o.keep(bytes.Clone(p))
+	return len(p), nil
+}
+
+// keep keeps b itself; nothing else may use it.
+func (o *execOutput) keep(b []byte) {
+	o.parts = append(o.parts, b)
+	o.n += len(b)
+}
+
+func (o *execOutput) bytes() []byte {
+	switch len(o.parts) {
+	case 0:
+		return nil
+	case 1:
+		return o.parts[0]
 	}
-	return out.Bytes(), nil
+	out := make([]byte, 0, o.n)
+	for _, b := range o.parts {
+		out = append(out, b...)
+	}
+	return out
 }
 
 // ExecTo is Exec writing to w.

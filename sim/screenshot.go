@@ -3,15 +3,15 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 	"image"
 	"runtime"
 	"sync"
 )
 
 // shotCache keeps the last screenshot's PNG until what is drawn changes,
-// and its bands for the next screenshot to reuse where the pixels did not
-// change.
+// and its bands for the next screenshot to reuse where what is painted, or
+// the pixels, did not change.
 type shotCache struct {
 	key   uint64
 	png   []byte
@@ -44,25 +44,51 @@ func putFrame(f *image.RGBA) {
 }
 
 // Screenshot returns the screen as PNG bytes, cached until the screen
-// changes; when it changed, only the bands whose pixels changed are
-// compressed again. The caller must not modify the returned slice.
+// changes; when it changed, only the bands where something else is painted
+// (see paintKeys) are drawn again, and of those only the ones whose pixels
+// changed are compressed again. The caller must not modify the returned
+// slice.
 func (p *Phone) Screenshot() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	L := p.layout()
-	key := p.layoutKey(L)
+	paint := p.paintKeys(L)
+	key := sumKeys(paint)
 	if p.shot.png != nil && p.shot.key == key {
 		return p.shot.png, nil
+	}
+	prev := p.shot.bands
+	keep := make([]bool, len(paint))
+	if len(prev) == len(paint) {
+		for i := range paint {
+			keep[i] = prev[i].paint == paint[i]
+		}
 	}
 	slots := renderSlots()
 	slots <- struct{}{}
 	defer func() { <-slots }()
 	f := getFrame(p.w, p.h)
 	defer putFrame(f)
-	p.draw(f, L)
-	png, bands, _, err := encodeBands(f, p.shot.bands)
+	for i := 0; i < len(keep); {
+		if keep[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(keep) && !keep[j] {
+			j++
+		}
+		// Bands i to j-1, and the row above them, which their first row is
+		// filtered against.
+		p.drawRows(f, image.Rect(0, max(i*bandRows-1, 0), p.w, min(j*bandRows, p.h)), L)
+		i = j
+	}
+	png, bands, _, err := encodeBands(f, prev, keep)
 	if err != nil {
 		return nil, fmt.Errorf("sim: screenshot: encode png: %w", err)
+	}
+	for i := range bands {
+		bands[i].paint = paint[i]
 	}
 	p.shot = shotCache{key: key, png: png, bands: bands}
 	return png, nil
@@ -77,59 +103,14 @@ func (p *Phone) Frame() (*image.RGBA, error) {
 	return f, nil
 }
 
-// layoutKey hashes everything the renderer draws, so the cache can never
-// serve a stale picture whatever changed it (state, time, the clock).
-func (p *Phone) layoutKey(L *screenLayout) uint64 {
-	h := fnv.New64a()
-	var num [8]byte
-	n := func(v int) {
-		binary.LittleEndian.PutUint64(num[:], uint64(v))
-		h.Write(num[:])
-	}
-	b := func(on bool) {
-		if on {
-			n(1)
-		} else {
-			n(0)
-		}
-	}
-	b(L.off)
-	b(L.dark)
-	b(p.inOverview)
-	b(p.locked)
-	h.Write([]byte(p.fg))
-	if L.keyboard != nil {
-		n(L.keyboard.r.Min.Y)
-	}
-	var walk func(v *view)
-	walk = func(v *view) {
-		if v == nil {
-			return
-		}
-		h.Write([]byte(v.kind))
-		h.Write([]byte(v.style))
-		h.Write([]byte(v.text))
-		for _, l := range v.lines {
-			h.Write([]byte(l))
-		}
-		n(v.r.Min.X)
-		n(v.r.Min.Y)
-		n(v.r.Max.X)
-		n(v.r.Max.Y)
-		b(v.checked)
-		b(v.focused)
-		b(v.selected)
-		b(v.disabled)
-		b(v.hint)
-		n(int(v.fg.R)<<16 | int(v.fg.G)<<8 | int(v.fg.B))
-		n(int(v.bg.R)<<16 | int(v.bg.G)<<8 | int(v.bg.B))
-		n(len(v.children))
-		for _, c := range v.children {
-			walk(c)
-		}
-	}
-	for _, v := range []*view{L.app, L.dialog, L.toast, L.status, L.nav} {
-		walk(v)
+// sumKeys is one key for the whole screen.
+func sumKeys(keys []uint64) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	var b [8]byte
+	for _, k := range keys {
+		binary.LittleEndian.PutUint64(b[:], k)
+		h.Write(b[:])
 	}
 	return h.Sum64()
 }

@@ -65,8 +65,8 @@ func Checksum(data []byte) uint32 {
 	return s
 }
 
-// Encode appends the wire form of m to dst.
-func (m Message) Encode(dst []byte) []byte {
+// Header is the wire form of m's header; m.Data follows it.
+func (m Message) Header() [HeaderSize]byte {
 	var h [HeaderSize]byte
 	binary.LittleEndian.PutUint32(h[0:], m.Command)
 	binary.LittleEndian.PutUint32(h[4:], m.Arg0)
@@ -74,6 +74,12 @@ func (m Message) Encode(dst []byte) []byte {
 	binary.LittleEndian.PutUint32(h[12:], uint32(len(m.Data)))
 	binary.LittleEndian.PutUint32(h[16:], Checksum(m.Data))
 	binary.LittleEndian.PutUint32(h[20:], m.Command^0xffffffff)
+	return h
+}
+
+// Encode appends the wire form of m to dst.
+func (m Message) Encode(dst []byte) []byte {
+	h := m.Header()
 	dst = append(dst, h[:]...)
 	return append(dst, m.Data...)
 }

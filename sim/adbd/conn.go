@@ -38,6 +38,9 @@ type conn struct {
 	outQ    [][]byte
 	outErr  error
 	outWake chan struct{}
+	// wmu serialises writes on nc: the writer goroutine's queue and the
+	// services' data (see write).
+	wmu sync.Mutex
 
 	services sync.WaitGroup
 }
@@ -218,6 +221,23 @@ func (c *conn) send(m proto.Message) {
 	}
 }
 
+// write sends m from the calling goroutine, after what send queued before
+// it: a WRTE's data goes to the socket as it is, not copied into a
+// message, and the caller's buffer is free again when write returns.
+func (c *conn) write(m proto.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.flushLocked(); err != nil {
+		return err
+	}
+	h := m.Header()
+	bufs := net.Buffers{h[:], m.Data}
+	if _, err := bufs.WriteTo(c.nc); err != nil {
+		return c.writeFailed(err)
+	}
+	return nil
+}
+
 func (c *conn) writeLoop() {
 	for {
 		select {
@@ -225,18 +245,40 @@ func (c *conn) writeLoop() {
 			return
 		case <-c.outWake:
 		}
-		c.mu.Lock()
-		q := c.outQ
-		c.outQ = nil
-		c.mu.Unlock()
-		for _, b := range q {
-			if _, err := c.nc.Write(b); err != nil {
-				c.mu.Lock()
-				c.outErr = err
-				c.mu.Unlock()
-				c.close()
-				return
-			}
+		c.wmu.Lock()
+		err := c.flushLocked()
+		c.wmu.Unlock()
+		if err != nil {
+			return
 		}
 	}
+}
+
+// flushLocked writes what send queued; c.wmu is held.
+func (c *conn) flushLocked() error {
+	c.mu.Lock()
+	q, err := c.outQ, c.outErr
+	c.outQ = nil
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, b := range q {
+		if _, err := c.nc.Write(b); err != nil {
+			return c.writeFailed(err)
+		}
+	}
+	return nil
+}
+
+// writeFailed records the first write error and closes the connection.
+func (c *conn) writeFailed(err error) error {
+	c.mu.Lock()
+	if c.outErr == nil {
+		c.outErr = err
+	}
+	err = c.outErr
+	c.mu.Unlock()
+	c.close()
+	return err
 }

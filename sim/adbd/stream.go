@@ -118,8 +118,9 @@ func (st *stream) Write(p []byte) (int, error) {
 			return written, errStreamClosed
 		}
 		n := min(len(p), st.c.chunkSize())
-		chunk := append([]byte(nil), p[:n]...)
-		st.c.send(proto.Message{Command: proto.CmdWRTE, Arg0: st.local, Arg1: st.remote, Data: chunk})
+		if err := st.c.write(proto.Message{Command: proto.CmdWRTE, Arg0: st.local, Arg1: st.remote, Data: p[:n]}); err != nil {
+			return written, errStreamClosed
+		}
 		select {
 		case <-st.ack:
 		case <-st.ctx.Done():
