@@ -180,6 +180,7 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 		} else if img, err = ph.Frame(); err != nil {
 			return err
 		}
+		drawing := time.Since(drawn)
 		if img.Rect.Dx() == rec.w && img.Rect.Dy() == rec.h {
 			scaled = img
 		} else {
@@ -194,8 +195,10 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 			}
 			last = append(last[:0], scaled.Pix...)
 			// Drawing takes the phone's lock: leave at least as long
-			// again to its input and screenshots.
-			gap.Reset(max(time.Second/maxFrameRate, time.Since(drawn)))
+			// again to its input and screenshots. Sending the frame
+			// (scaling it, the encoder, the link) does not hold the lock
+			// and runs in the gap.
+			gap.Reset(max(time.Second/maxFrameRate, 2*drawing) - time.Since(drawn))
 			sent = true
 		}
 		force = false
@@ -275,10 +278,11 @@ func (s *Server) Encoder() (string, error) {
 // knows at once that the picture is complete.
 var aud = []byte{0, 0, 0, 1, h264.TypeAUD, 0xf0}
 
-// recordH264 is --output-format=h264: the frames piped through ffmpeg's
-// libx264 (baseline, no B-frames, zero latency), which runs supervised: if
-// it dies it is started again and the stream goes on from a new IDR
-// picture. Each access unit is written whole, followed by a delimiter.
+// recordH264 is --output-format=h264: the frames piped as yuv420p
+// through ffmpeg's libx264 (baseline, no B-frames, ultrafast, zero
+// latency), which runs supervised: if it dies it is started again and
+// the stream goes on from a new IDR picture. Each access unit is written
+// whole, followed by a delimiter.
 func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 	ffmpeg, err := c.s.Encoder()
 	if err != nil {
@@ -291,8 +295,8 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 	var outErr error
 	again := make(chan struct{}, 1)
 	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin",
-		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", rec.w, rec.h), "-framerate", strconv.Itoa(maxFrameRate), "-i", "pipe:0",
-		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-profile:v", "baseline", "-pix_fmt", "yuv420p",
+		"-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", rec.w, rec.h), "-framerate", strconv.Itoa(maxFrameRate), "-i", "pipe:0",
+		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-profile:v", "baseline", "-bf", "0",
 		"-b:v", strconv.Itoa(rec.bitRate), "-g", strconv.Itoa(2 * maxFrameRate), "-threads", "2",
 		"-f", "h264", "-flush_packets", "1", "pipe:1"}
 	encode := func(ctx context.Context) error {
@@ -346,14 +350,19 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 		defer close(done)
 		_ = supervise.Run(ctx, supervise.Options{Name: "screenrecord's H.264 encoder (ffmpeg)", Log: c.s.log}, encode)
 	}()
+	var yuv []byte
 	err = c.frames(ctx, rec, again, func(img *image.RGBA) error {
 		mu.Lock()
 		w := in
 		mu.Unlock()
 		if w != nil {
-			// A failed write is an encoder that died: the supervisor
-			// starts another, which asks for the frame again.
-			_, _ = w.Write(img.Pix)
+			// ffmpeg takes the planes libx264 encodes, converted here:
+			// a third of RGBA's bytes through the pipe, and no pixel
+			// conversion in ffmpeg. A failed write is an encoder that
+			// died: the supervisor starts another, which asks for the
+			// frame again.
+			yuv = frame.I420(yuv, img)
+			_, _ = w.Write(yuv)
 		}
 		return nil
 	})
