@@ -172,7 +172,7 @@ func previewDims(ctx context.Context, dev sessionDevice, full bool) (int, int, e
 	if full {
 		return w &^ 1, h &^ 1, nil
 	}
-	w, h = frame.Size(w, h, previewMaxHeight)
+	w, h = frame.Size(w, h, previewMaxLong)
 	return w, h, nil
 }
 
@@ -183,7 +183,7 @@ func toJPEG(pngData []byte, full bool) ([]byte, error) {
 	}
 	rgba := asRGBA(img)
 	if b := rgba.Bounds(); !full {
-		w, h := frame.Size(b.Dx(), b.Dy(), previewMaxHeight)
+		w, h := frame.Size(b.Dx(), b.Dy(), previewMaxLong)
 		rgba = frame.Scale(nil, rgba, w, h)
 	}
 	var buf bytes.Buffer

@@ -51,7 +51,8 @@ const (
 // cmdScreenrecord is `screenrecord [--size WxH] [--bit-rate N]
 // [--time-limit SEC] --output-format=h264|raw-frames -`: the screen as a
 // live stream on stdout, a frame whenever it changes, until the time
-// limit (180 s by default, as on a phone). H.264 is encoded by ffmpeg with
+// limit (180 s by default, as on a phone) or the display rotates (a
+// reader starts another at the new orientation, not stretched). H.264 is encoded by ffmpeg with
 // libx264, a supervised subprocess restarted if it dies; raw-frames are
 // RGB888 pixels, width×height×3 bytes a frame. MP4 files are not
 // recorded.
@@ -149,7 +150,7 @@ func parseRate(s string) (int, error) {
 
 // frames calls each with the screen scaled to the recording's size: now,
 // then at every change (at most maxFrameRate a second), until the time
-// limit (nil), ctx's end or each's error. A send on again sends the
+// limit or a rotation of the display (nil), ctx's end or each's error. A send on again sends the
 // current frame even when it did not change.
 func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, each func(*image.RGBA) error) error {
 	ph := c.phone()
@@ -166,7 +167,13 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 	var last []byte
 	var scaled *image.RGBA
 	force := true
+	rotation := ph.Rotation()
 	for {
+		if ph.Rotation() != rotation {
+			// The frames' size no longer fits the screen: end the run,
+			// and the reader starts one at the new orientation.
+			return nil
+		}
 		var changed <-chan struct{}
 		var err error
 		if watcher != nil {
