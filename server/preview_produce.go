@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/draw"
 	"image/jpeg"
 	"image/png"
 	"sync"
@@ -181,7 +180,7 @@ func toJPEG(pngData []byte, full bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
-	rgba := asRGBA(img)
+	rgba := frame.RGBA(img)
 	if b := rgba.Bounds(); !full {
 		w, h := frame.Size(b.Dx(), b.Dy(), previewMaxLong)
 		rgba = frame.Scale(nil, rgba, w, h)
@@ -191,18 +190,4 @@ func toJPEG(pngData []byte, full bool) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// asRGBA views a decoded screenshot as RGBA pixels. Screenshots are
-// opaque, so NRGBA pixels read alike.
-func asRGBA(img image.Image) *image.RGBA {
-	switch m := img.(type) {
-	case *image.RGBA:
-		return m
-	case *image.NRGBA:
-		return &image.RGBA{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}
-	}
-	dst := image.NewRGBA(img.Bounds())
-	draw.Draw(dst, dst.Rect, img, img.Bounds().Min, draw.Src)
-	return dst
 }

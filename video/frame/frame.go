@@ -1,6 +1,8 @@
-// Package frame scales screen frames for live previews (a box average at
-// half size, a phone's usual preview; bilinear otherwise) and converts
-// them to the planar YUV 4:2:0 that video encoders take.
+// Package frame is the project's one image scaler: live preview frames,
+// screenshots sent to MCP clients and pictures for models are all scaled
+// here (a box average at half size, a phone's usual preview; bilinear
+// otherwise). It also converts frames to the planar YUV 4:2:0 that video
+// encoders take.
 package frame
 
 import (
@@ -9,6 +11,24 @@ import (
 
 	"golang.org/x/image/draw"
 )
+
+// RGBA returns img's pixels as RGBA: img itself when it is RGBA, a view
+// of the same bytes when it is an opaque NRGBA image (a decoded
+// screenshot: the two read alike without alpha), a converted copy
+// otherwise.
+func RGBA(img image.Image) *image.RGBA {
+	switch m := img.(type) {
+	case *image.RGBA:
+		return m
+	case *image.NRGBA:
+		if m.Opaque() {
+			return &image.RGBA{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}
+		}
+	}
+	dst := image.NewRGBA(img.Bounds())
+	draw.Draw(dst, dst.Rect, img, img.Bounds().Min, draw.Src)
+	return dst
+}
 
 // Scale returns src scaled to w×h; src itself when it is that size
 // already. dst is reused when it is w×h (nil allocates).

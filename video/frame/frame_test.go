@@ -140,3 +140,48 @@ func BenchmarkI420(b *testing.B) {
 		dst = frame.I420(dst, src)
 	}
 }
+
+// TestRGBA: every kind of decoded image reads as the same RGBA pixels.
+func TestRGBA(t *testing.T) {
+	opaque := image.NewNRGBA(image.Rect(0, 0, 2, 1))
+	opaque.Set(0, 0, color.NRGBA{10, 20, 30, 255})
+	opaque.Set(1, 0, color.NRGBA{40, 50, 60, 255})
+	clear := image.NewNRGBA(image.Rect(0, 0, 2, 1))
+	clear.Set(0, 0, color.NRGBA{200, 100, 50, 128})
+	gray := image.NewGray(image.Rect(0, 0, 2, 1))
+	gray.Set(0, 0, color.Gray{77})
+	for _, tc := range []struct {
+		name string
+		img  image.Image
+		same bool // the same pixel bytes, not a copy
+	}{
+		{"rgba", noise(2, 1), true},
+		{"opaque nrgba", opaque, true},
+		{"translucent nrgba", clear, false},
+		{"gray", gray, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := frame.RGBA(tc.img)
+			for x := range 2 {
+				if g, w := got.At(x, 0), color.RGBAModel.Convert(tc.img.At(x, 0)); g != w {
+					t.Errorf("pixel %d = %v, want %v", x, g, w)
+				}
+			}
+			if shared := &got.Pix[0] == &pixOf(tc.img)[0]; shared != tc.same {
+				t.Errorf("shares the image's bytes: %v, want %v", shared, tc.same)
+			}
+		})
+	}
+}
+
+func pixOf(img image.Image) []uint8 {
+	switch m := img.(type) {
+	case *image.RGBA:
+		return m.Pix
+	case *image.NRGBA:
+		return m.Pix
+	case *image.Gray:
+		return m.Pix
+	}
+	return nil
+}
