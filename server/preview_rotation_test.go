@@ -44,14 +44,7 @@ func TestPreviewFollowsRotation(t *testing.T) {
 			if _, err := p.dev.Server().Encoder(); err != nil {
 				t.Skipf("%v: the simulated phone cannot encode H.264 here", err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(p.http.URL, "http")+"/preview/h264", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.CloseNow()
-			c.SetReadLimit(16 << 20)
+			ctx, c := p.h264(t)
 			for {
 				_, msg, err := c.Read(ctx)
 				if err != nil {
@@ -103,4 +96,18 @@ func TestPreviewFollowsRotation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// h264 follows GET /preview/h264 until the test ends (at most 2 minutes).
+func (p *phone) h264(t *testing.T) (context.Context, *websocket.Conn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(p.http.URL, "http")+"/preview/h264", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	c.SetReadLimit(16 << 20)
+	return ctx, c
 }

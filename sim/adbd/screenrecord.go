@@ -355,7 +355,7 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = supervise.Run(ctx, supervise.Options{Name: "screenrecord's H.264 encoder (ffmpeg)", Log: c.s.log}, encode)
+		_ = supervise.Run(ctx, supervise.Options{Name: "screenrecord's H.264 encoder (ffmpeg)", Log: c.s.log, OnEvent: c.s.opts.OnSupervise}, encode)
 	}()
 	var yuv []byte
 	err = c.frames(ctx, rec, again, func(img *image.RGBA) error {
