@@ -24,6 +24,7 @@ import (
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
+	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/server"
 	"github.com/spf13/cobra"
 )
@@ -163,12 +164,13 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		return err
 	}
 	ln = tl
-	srv, err := server.New(server.Options{
+	var srv *server.Server // the simulated phone's crashes go to its /events
+	srv, err = server.New(server.Options{
 		Open: func(ctx context.Context, id string) (device.Driver, device.Target, func(), error) {
 			if err := checkClientWDA(id, opts.Device, opts.AllowWDAAny); err != nil {
 				return nil, device.Target{}, nil, err
 			}
-			return playgroundOpen(ctx, env, opts.Device, id)
+			return playgroundOpen(ctx, env, opts.Device, id, srv.Supervised)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
 		Blocked: func(ctx context.Context) error {
@@ -345,14 +347,14 @@ func playgroundURL(scheme string, addr net.Addr, token string) (u string, anyInt
 
 // playgroundOpen opens the session's device: the one the client chose,
 // else the one the flags name.
-func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, id string) (device.Driver, device.Target, func(), error) {
+func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, id string, supervised func(supervise.Event)) (device.Driver, device.Target, func(), error) {
 	if flags.Sim {
 		if id != "" && id != simTargetID {
 			return nil, device.Target{}, nil, fmt.Errorf("this playground drives a simulated phone (%q), not %q: restart it without --sim", simTargetID, id)
 		}
 		if flags.SimPlatform != "ios" {
 			// Its own process: a crash of the phone cannot end the server.
-			return openSimProcess(ctx, env, &flags)
+			return openSimProcess(ctx, env, &flags, supervised)
 		}
 	} else if id != "" {
 		flags.ID = id

@@ -18,10 +18,10 @@ import (
 
 // openSimProcess starts a simulated Android phone as `apex sim`, a
 // subprocess of this binary kept running by a supervisor (restarted with
-// backoff on the same port, each crash reported on stderr), so the
-// phone's crash cannot take the server down; and opens it. The returned
-// func stops the phone for good.
-func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
+// backoff on the same port, each crash reported on stderr and to
+// onEvent when set), so the phone's crash cannot take the server down;
+// and opens it. The returned func stops the phone for good.
+func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags, onEvent func(supervise.Event)) (device.Driver, device.Target, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: this program's path: %w", err)
@@ -43,6 +43,9 @@ func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 			OnEvent: func(e supervise.Event) {
 				if e.Kind == supervise.Exited {
 					fmt.Fprintf(env.Err, "apex: %v\n", e)
+				}
+				if onEvent != nil {
+					onEvent(e)
 				}
 			}},
 			supervise.Command(func(ctx context.Context) (*exec.Cmd, error) {

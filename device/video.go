@@ -7,9 +7,10 @@ import (
 )
 
 // RecordOptions tune a live recording of the screen: the frames' size
-// (0: the display's), for H.264 the bit rate (0: the device's default),
-// and how long one recording runs before it is started again (0: the
-// device's own limit).
+// in the display's natural orientation (0: the display's; a rotated
+// display gets it turned), for H.264 the bit rate (0: the device's
+// default), and how long one recording runs before it is started again
+// (0: the device's own limit).
 type RecordOptions struct {
 	Width, Height int
 	BitRate       int

@@ -9,7 +9,7 @@ import (
 
 	_ "image/png" // ImageTokens reads PNG sizes
 
-	"golang.org/x/image/draw"
+	"github.com/apexagent/apex/video/frame"
 )
 
 // Pictures for models: a screenshot is sent downscaled and as JPEG, so it
@@ -42,9 +42,7 @@ func Picture(img image.Image) ([]byte, error) {
 	}
 	if scale < 1 {
 		nw, nh := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
-		dst := image.NewRGBA(image.Rect(0, 0, nw, nh))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-		img = dst
+		img = frame.Scale(nil, frame.RGBA(img), nw, nh)
 	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 80}); err != nil {

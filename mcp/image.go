@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
 	"image/png"
 
 	"github.com/apexagent/apex/device"
-	"golang.org/x/image/draw"
+	"github.com/apexagent/apex/video/frame"
 )
 
 // maxImageSize bounds the maxSize a caller may ask for.
@@ -62,8 +61,7 @@ func scalePNG(raw []byte, maxSize int) (shot, error) {
 		return out, nil
 	}
 	out.w, out.h = max(1, w*maxSize/long), max(1, h*maxSize/long)
-	dst := image.NewRGBA(image.Rect(0, 0, out.w, out.h))
-	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
+	dst := frame.Scale(nil, frame.RGBA(src), out.w, out.h)
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&buf, dst); err != nil {

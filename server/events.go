@@ -8,15 +8,17 @@ import (
 	"time"
 )
 
-// Message is one server-sent event of GET /events: a session's state, or
-// one entry of a task's progress. A task's entries come in seq order; its
-// last, the end, is the task message, which carries the ended task too.
+// Message is one server-sent event of GET /events: a session's state,
+// one entry of a task's progress, or a supervised process's crash or
+// restart. A task's entries come in seq order; its last, the end, is the
+// task message, which carries the ended task too.
 type Message struct {
-	Type      string       `json:"type"` // session, progress, task
-	RequestID string       `json:"requestId,omitempty"`
-	Progress  *Progress    `json:"progress,omitempty"`
-	Task      *TaskView    `json:"task,omitempty"` // a task that ended, with its progress after the end entry (none)
-	Session   *SessionView `json:"session,omitempty"`
+	Type       string       `json:"type"` // session, progress, task, supervisor
+	RequestID  string       `json:"requestId,omitempty"`
+	Progress   *Progress    `json:"progress,omitempty"`
+	Task       *TaskView    `json:"task,omitempty"` // a task that ended, with its progress after the end entry (none)
+	Session    *SessionView `json:"session,omitempty"`
+	Supervised *Supervised  `json:"supervisor,omitempty"`
 }
 
 // subscriberBuffer is how far a client may fall behind before it is

@@ -19,6 +19,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/sim/lab"
 )
@@ -41,6 +42,8 @@ type phoneOptions struct {
 	apps []string
 	// encoder is the phone's H.264 encoder (lab.Options.Encoder).
 	encoder string
+	// onSupervise is told of the phone's supervised processes.
+	onSupervise func(supervise.Event)
 }
 
 // startPhone starts a simulated phone and a playground server for it.
@@ -49,7 +52,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 	if po == nil {
 		po = &phoneOptions{}
 	}
-	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1, AppFiles: po.apps, Encoder: po.encoder})
+	l, err := lab.Start(context.Background(), lab.Options{Android: 1, Seed: 1, AppFiles: po.apps, Encoder: po.encoder, OnSupervise: po.onSupervise})
 	if err != nil {
 		t.Fatal(err)
 	}

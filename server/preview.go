@@ -10,12 +10,13 @@ import (
 	"github.com/apexagent/apex/device"
 )
 
-// previewMaxHeight bounds the height of preview frames by default: a
-// phone's full resolution costs four times the encoding (and the
-// bandwidth) for no gain in a browser panel; ?size=full asks for it.
-// Clients map points by the device's size in /runtime-info, not the
-// frame's. /screenshot stays full size.
-const previewMaxHeight = 1280
+// previewMaxLong bounds the long side of preview frames by default (a
+// portrait phone's height, a rotated one's width): a phone's full
+// resolution costs four times the encoding (and the bandwidth) for no
+// gain in a browser panel; ?size=full asks for it. Clients map points by
+// the device's size in /runtime-info, not the frame's. /screenshot stays
+// full size.
+const previewMaxLong = 1280
 
 // jpegQuality trades the preview's sharpness for its size.
 const jpegQuality = 80
@@ -52,7 +53,7 @@ const mjpegBoundary = "apexframe"
 // browser draws a part only once the next one starts. It ends when the
 // session does. One producer serves every viewer of a size, and encodes
 // each frame once for all of them. ?size=full asks for the screen's own
-// size; the default halves a screen taller than previewMaxHeight.
+// size; the default halves a screen longer than previewMaxLong.
 func (s *Server) mjpeg(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.sess.open(false); err != nil {
 		writeError(w, 0, err)

@@ -62,6 +62,15 @@ func TestH264PreviewInBrowser(t *testing.T) {
 	if tr := eval[string](t, ctx, `document.getElementById("transport").dataset.transport`); tr != "h264" {
 		t.Errorf("the transport became %q while the screen changed", tr)
 	}
+	// Turned to landscape, the stream starts again at the new size with a
+	// new config, and the page decodes it: not the portrait size
+	// stretched.
+	if err := p.dev.Phone.SetRotation(1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "landscape frames (1200×540) after the phone turned", `document.getElementById("screen-video").width === 1200 && document.getElementById("screen-video").height === 540`)
+	before = eval[int](t, ctx, `window.apexPreview.decoded`)
+	waitFor(t, ctx, "five more decoded landscape frames", `window.apexPreview.decoded >= `+itoa(before+5))
 }
 
 // TestH264RefusedFallsBackToMJPEG: a phone without an H.264 encoder

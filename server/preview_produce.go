@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/draw"
 	"image/jpeg"
 	"image/png"
+	"sync"
 	"time"
 
 	"github.com/apexagent/apex/device"
@@ -82,19 +82,67 @@ func (s *Server) previewRelink(ctx context.Context, dev sessionDevice, err error
 	cancel()
 }
 
-// pushFrames publishes the frames the device pushes, until its stream fails.
+// pushFrames publishes the frames the device pushes, until its stream
+// fails. Frames are encoded on a goroutine of their own, the newest
+// first: the device draws the next frame while this one is encoded, and
+// a frame that arrives while the encoder is busy replaces the one
+// waiting.
 func (s *Server) pushFrames(ctx context.Context, f *feed, dev sessionDevice, fs device.FrameStreamer, full bool) error {
 	w, h, err := previewDims(ctx, dev, full)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	return fs.ScreenFrames(ctx, w, h, func(img *image.RGBA) error {
-		buf.Reset()
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality}); err != nil {
-			return err
+	var (
+		mu      sync.Mutex
+		waiting *image.RGBA // the newest frame not yet encoded
+		spare   *image.RGBA // a buffer for the next
+		ready   = make(chan struct{}, 1)
+		done    = make(chan struct{})
+	)
+	defer func() { <-done }()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(done)
+		var buf bytes.Buffer
+		for {
+			select {
+			case <-ready:
+			case <-ctx.Done():
+				return
+			}
+			mu.Lock()
+			img := waiting
+			waiting = nil
+			mu.Unlock()
+			if img == nil {
+				continue
+			}
+			buf.Reset()
+			if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality}); err == nil {
+				f.set(bytes.Clone(buf.Bytes()))
+			}
+			mu.Lock()
+			spare = img
+			mu.Unlock()
 		}
-		f.set(bytes.Clone(buf.Bytes()))
+	}()
+	return fs.ScreenFrames(ctx, w, h, func(img *image.RGBA) error {
+		mu.Lock()
+		dst := waiting
+		if dst == nil {
+			dst, spare = spare, nil
+		}
+		if dst == nil || dst.Rect != img.Rect {
+			dst = image.NewRGBA(img.Rect)
+		}
+		copy(dst.Pix, img.Pix)
+		waiting = dst
+		mu.Unlock()
+		select {
+		case ready <- struct{}{}:
+		default:
+		}
 		return nil
 	})
 }
@@ -123,7 +171,7 @@ func previewDims(ctx context.Context, dev sessionDevice, full bool) (int, int, e
 	if full {
 		return w &^ 1, h &^ 1, nil
 	}
-	w, h = frame.Size(w, h, previewMaxHeight)
+	w, h = frame.Size(w, h, previewMaxLong)
 	return w, h, nil
 }
 
@@ -132,9 +180,9 @@ func toJPEG(pngData []byte, full bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
-	rgba := asRGBA(img)
+	rgba := frame.RGBA(img)
 	if b := rgba.Bounds(); !full {
-		w, h := frame.Size(b.Dx(), b.Dy(), previewMaxHeight)
+		w, h := frame.Size(b.Dx(), b.Dy(), previewMaxLong)
 		rgba = frame.Scale(nil, rgba, w, h)
 	}
 	var buf bytes.Buffer
@@ -142,18 +190,4 @@ func toJPEG(pngData []byte, full bool) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// asRGBA views a decoded screenshot as RGBA pixels. Screenshots are
-// opaque, so NRGBA pixels read alike.
-func asRGBA(img image.Image) *image.RGBA {
-	switch m := img.(type) {
-	case *image.RGBA:
-		return m
-	case *image.NRGBA:
-		return &image.RGBA{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}
-	}
-	dst := image.NewRGBA(img.Bounds())
-	draw.Draw(dst, dst.Rect, img, img.Bounds().Min, draw.Src)
-	return dst
 }

@@ -43,7 +43,7 @@ func recordArgs(o device.RecordOptions, format string) string {
 // screenrecord's own message when it fails (no encoder, a size the
 // device refuses).
 func (d *Driver) ScreenRecordH264(ctx context.Context, o device.RecordOptions, w io.Writer) error {
-	return d.record(ctx, recordArgs(o, "h264"), w)
+	return d.record(ctx, o, "h264", w, nil)
 }
 
 // ScreenFrames streams the screen as raw frames of width×height (0: the
@@ -55,15 +55,25 @@ func (d *Driver) ScreenFrames(ctx context.Context, width, height int, each func(
 	if width <= 0 || height <= 0 {
 		return errors.New("android: screen frames: give the frames' size")
 	}
-	fw := &frameWriter{img: image.NewRGBA(image.Rect(0, 0, width, height)), each: each}
-	fw.rgb = make([]byte, 0, width*height*3)
-	return d.record(ctx, recordArgs(device.RecordOptions{Width: width, Height: height}, "raw-frames"), fw)
+	fw := &frameWriter{each: each}
+	return d.record(ctx, device.RecordOptions{Width: width, Height: height}, "raw-frames", fw, fw.resize)
 }
 
-// record runs a screenrecord command line again each time it ends well
-// (its time limit) until ctx ends or it fails.
-func (d *Driver) record(ctx context.Context, cmd string, w io.Writer) error {
+// record runs screenrecord again each time it ends well (its time limit,
+// or a rotation of the display on the simulated phone) until ctx ends or
+// it fails. A size in o is the natural (portrait) orientation's: each
+// run turns it to the display's rotation at its start, and starts with
+// that size (nil: no one asks).
+func (d *Driver) record(ctx context.Context, o device.RecordOptions, format string, w io.Writer, starts func(w, h int)) error {
 	for {
+		run := o
+		if run.Width > 0 && run.Height > 0 && d.rotation(ctx)%2 == 1 {
+			run.Width, run.Height = run.Height, run.Width
+		}
+		if starts != nil {
+			starts(run.Width, run.Height)
+		}
+		cmd := recordArgs(run, format)
 		var stderr bytes.Buffer
 		cw := &countWriter{w: w}
 		began := time.Now()
@@ -85,8 +95,21 @@ func (d *Driver) record(ctx context.Context, cmd string, w io.Writer) error {
 			}
 			return fmt.Errorf("android %s: %s: %s", d.serial, cmd, msg)
 		}
-		d.log.Debug("screenrecord reached its time limit: recording on", "serial", d.serial)
+		d.log.Debug("screenrecord ended (its time limit, a rotation): recording on", "serial", d.serial)
 	}
+}
+
+// rotation is the display's rotation in quarter turns (0 when the device
+// does not say).
+func (d *Driver) rotation(ctx context.Context) int {
+	out, err := d.shell(ctx, "dumpsys input 2>/dev/null | grep SurfaceOrientation")
+	if err != nil {
+		return 0
+	}
+	if m := rotationRe.FindStringSubmatch(out); m != nil {
+		return int(m[1][0] - '0')
+	}
+	return 0
 }
 
 type countWriter struct {
@@ -106,6 +129,17 @@ type frameWriter struct {
 	img  *image.RGBA
 	rgb  []byte
 	each func(*image.RGBA) error
+}
+
+// resize starts a run of w×h frames.
+func (f *frameWriter) resize(w, h int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.img == nil || f.img.Rect.Dx() != w || f.img.Rect.Dy() != h {
+		f.img = image.NewRGBA(image.Rect(0, 0, w, h))
+		f.rgb = make([]byte, 0, w*h*3)
+	}
+	f.rgb = f.rgb[:0]
 }
 
 func (f *frameWriter) Write(p []byte) (int, error) {

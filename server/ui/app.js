@@ -350,6 +350,7 @@ function listen() {
     const m = data(ev);
     take(m.requestId, m.progress ? [m.progress] : [], m.task);
   });
+  es.addEventListener("supervisor", (ev) => window.apexPreview.supervised(data(ev).supervisor));
   es.onopen = () => {
     // Back after a break: catch up on what the stream missed.
     if (ui.listened) {

@@ -106,3 +106,24 @@ video.shown = () => {
   const s = video.surface();
   return !!s && (s.tagName === "CANVAS" ? video.decoded > 0 : s.complete && s.naturalWidth > 0);
 };
+
+// supervised shows a supervised process's crash or restart from the
+// event stream (a "supervisor" event: the simulated phone, its ffmpeg):
+// what crashed, how, and when it restarts; then that it is back.
+video.supervised = (s) => {
+  const msg = document.getElementById("preview-msg");
+  clearTimeout(video.supervisedTimer);
+  if (s.kind === "exited") {
+    msg.textContent = s.text;
+    msg.dataset.supervisor = "exited";
+    return;
+  }
+  msg.textContent = `${s.name} restarted (run ${s.run})`;
+  msg.dataset.supervisor = "started";
+  video.supervisedTimer = setTimeout(() => {
+    if (msg.dataset.supervisor === "started") {
+      msg.textContent = "";
+      delete msg.dataset.supervisor;
+    }
+  }, 5000);
+};

@@ -51,7 +51,8 @@ const (
 // cmdScreenrecord is `screenrecord [--size WxH] [--bit-rate N]
 // [--time-limit SEC] --output-format=h264|raw-frames -`: the screen as a
 // live stream on stdout, a frame whenever it changes, until the time
-// limit (180 s by default, as on a phone). H.264 is encoded by ffmpeg with
+// limit (180 s by default, as on a phone) or the display rotates (a
+// reader starts another at the new orientation, not stretched). H.264 is encoded by ffmpeg with
 // libx264, a supervised subprocess restarted if it dies; raw-frames are
 // RGB888 pixels, width×height×3 bytes a frame. MP4 files are not
 // recorded.
@@ -149,7 +150,7 @@ func parseRate(s string) (int, error) {
 
 // frames calls each with the screen scaled to the recording's size: now,
 // then at every change (at most maxFrameRate a second), until the time
-// limit (nil), ctx's end or each's error. A send on again sends the
+// limit or a rotation of the display (nil), ctx's end or each's error. A send on again sends the
 // current frame even when it did not change.
 func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, each func(*image.RGBA) error) error {
 	ph := c.phone()
@@ -166,7 +167,13 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 	var last []byte
 	var scaled *image.RGBA
 	force := true
+	rotation := ph.Rotation()
 	for {
+		if ph.Rotation() != rotation {
+			// The frames' size no longer fits the screen: end the run,
+			// and the reader starts one at the new orientation.
+			return nil
+		}
 		var changed <-chan struct{}
 		var err error
 		if watcher != nil {
@@ -180,6 +187,7 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 		} else if img, err = ph.Frame(); err != nil {
 			return err
 		}
+		drawing := time.Since(drawn)
 		if img.Rect.Dx() == rec.w && img.Rect.Dy() == rec.h {
 			scaled = img
 		} else {
@@ -194,8 +202,10 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 			}
 			last = append(last[:0], scaled.Pix...)
 			// Drawing takes the phone's lock: leave at least as long
-			// again to its input and screenshots.
-			gap.Reset(max(time.Second/maxFrameRate, time.Since(drawn)))
+			// again to its input and screenshots. Sending the frame
+			// (scaling it, the encoder, the link) does not hold the lock
+			// and runs in the gap.
+			gap.Reset(max(time.Second/maxFrameRate, 2*drawing) - time.Since(drawn))
 			sent = true
 		}
 		force = false
@@ -275,10 +285,11 @@ func (s *Server) Encoder() (string, error) {
 // knows at once that the picture is complete.
 var aud = []byte{0, 0, 0, 1, h264.TypeAUD, 0xf0}
 
-// recordH264 is --output-format=h264: the frames piped through ffmpeg's
-// libx264 (baseline, no B-frames, zero latency), which runs supervised: if
-// it dies it is started again and the stream goes on from a new IDR
-// picture. Each access unit is written whole, followed by a delimiter.
+// recordH264 is --output-format=h264: the frames piped as yuv420p
+// through ffmpeg's libx264 (baseline, no B-frames, ultrafast, zero
+// latency), which runs supervised: if it dies it is started again and
+// the stream goes on from a new IDR picture. Each access unit is written
+// whole, followed by a delimiter.
 func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 	ffmpeg, err := c.s.Encoder()
 	if err != nil {
@@ -291,8 +302,8 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 	var outErr error
 	again := make(chan struct{}, 1)
 	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin",
-		"-f", "rawvideo", "-pix_fmt", "rgba", "-s", fmt.Sprintf("%dx%d", rec.w, rec.h), "-framerate", strconv.Itoa(maxFrameRate), "-i", "pipe:0",
-		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-profile:v", "baseline", "-pix_fmt", "yuv420p",
+		"-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", fmt.Sprintf("%dx%d", rec.w, rec.h), "-framerate", strconv.Itoa(maxFrameRate), "-i", "pipe:0",
+		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-profile:v", "baseline", "-bf", "0",
 		"-b:v", strconv.Itoa(rec.bitRate), "-g", strconv.Itoa(2 * maxFrameRate), "-threads", "2",
 		"-f", "h264", "-flush_packets", "1", "pipe:1"}
 	encode := func(ctx context.Context) error {
@@ -344,16 +355,21 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = supervise.Run(ctx, supervise.Options{Name: "screenrecord's H.264 encoder (ffmpeg)", Log: c.s.log}, encode)
+		_ = supervise.Run(ctx, supervise.Options{Name: "screenrecord's H.264 encoder (ffmpeg)", Log: c.s.log, OnEvent: c.s.opts.OnSupervise}, encode)
 	}()
+	var yuv []byte
 	err = c.frames(ctx, rec, again, func(img *image.RGBA) error {
 		mu.Lock()
 		w := in
 		mu.Unlock()
 		if w != nil {
-			// A failed write is an encoder that died: the supervisor
-			// starts another, which asks for the frame again.
-			_, _ = w.Write(img.Pix)
+			// ffmpeg takes the planes libx264 encodes, converted here:
+			// a third of RGBA's bytes through the pipe, and no pixel
+			// conversion in ffmpeg. A failed write is an encoder that
+			// died: the supervisor starts another, which asks for the
+			// frame again.
+			yuv = frame.I420(yuv, img)
+			_, _ = w.Write(yuv)
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apexagent/apex/internal/supervise"
 	"log/slog"
 	"net"
 	"sync"
@@ -32,6 +33,10 @@ type Options struct {
 	// --output-format=h264` encodes with: "" finds ffmpeg on PATH, "none"
 	// has no encoder (screenrecord says so).
 	Encoder string
+	// OnSupervise, when set, is told every start and end of the processes
+	// the phone keeps running (screenrecord's ffmpeg), on their
+	// supervisor's goroutine.
+	OnSupervise func(supervise.Event)
 }
 
 // Server serves one Phone as adbd to any number of connections.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apexagent/apex/internal/supervise"
 	"log/slog"
 	"net"
 	"net/http"
@@ -42,6 +43,9 @@ type Options struct {
 	// Encoder is the Android phones' H.264 encoder for `screenrecord`
 	// (adbd.Options.Encoder): "" is ffmpeg on PATH, "none" none.
 	Encoder string
+	// OnSupervise is told of the Android phones' supervised processes
+	// (adbd.Options.OnSupervise).
+	OnSupervise func(supervise.Event)
 }
 
 // DefaultPortBase is the first port `apex sim` uses.
@@ -178,7 +182,7 @@ func startDevice(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*D
 		ln.Close()
 		return nil, fmt.Errorf("lab: device %d: %w", i+1, err)
 	}
-	srv := adbd.NewServer(phone, &adbd.Options{Log: log.With("device", serial), Encoder: opts.Encoder})
+	srv := adbd.NewServer(phone, &adbd.Options{Log: log.With("device", serial), Encoder: opts.Encoder, OnSupervise: opts.OnSupervise})
 	go func() {
 		if err := srv.Serve(ln); err != nil {
 			log.Error("lab: device stopped serving", "device", serial, "err", err)
