@@ -33,7 +33,7 @@ async function h264Supported() {
 function startH264(canvas, onFail) {
   stopH264();
   const ctx2d = canvas.getContext("2d");
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/preview/h264");
+  const ws = new WebSocket(wsURL("/preview/h264"));
   ws.binaryType = "arraybuffer";
   video.ws = ws;
   let done = false;

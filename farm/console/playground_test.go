@@ -1,0 +1,55 @@
+package console_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/host"
+	"github.com/chromedp/chromedp"
+)
+
+// TestPlaygroundThroughTheDoor: in a real browser, the console opens a
+// phone and its link opens the phone's own playground page through the
+// front door (under /devices/ID/playground/): the page finds its API
+// there, shows the live screen (and says how) and taps the phone.
+func TestPlaygroundThroughTheDoor(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 0)
+	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, &seen{})})
+	srv := serveConsole(ctx, t, js)
+
+	tab := chromium.Tab(t, 90*time.Second, "the playground page works through the front door")
+	row := `#devices tr[data-id="h1/sim-1"] button`
+	err := chromedp.Do(tab,
+		chromedp.Navigate(srv.URL+"/?token=the-farm-admin-token"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row)),
+		poll(`document.querySelector("#playground").getAttribute("href") === "/devices/h1/sim-1/playground/"`),
+		// The address without its slash leads to the page too.
+		chromedp.Navigate(srv.URL+"/devices/h1/sim-1/playground"),
+		poll(`location.pathname === "/devices/h1/sim-1/playground/" && document.getElementById("status").dataset.state === "ready"`),
+		poll(`!!window.apexPreview && window.apexPreview.shown()`),
+	)
+	if err != nil {
+		t.Fatalf("%v (the page says %q)", err, pageSays(tab))
+	}
+	// Tap the screen where it is shown: the page's tap goes through the door.
+	err = chromedp.Do(tab,
+		chromedp.Click(chromedp.CSS(`#screen-box > :not([hidden]):not(#touch)`)),
+		poll(`[...document.querySelectorAll("#log .msg.manual")].some(m => m.textContent.startsWith("Tap at ") && m.textContent.includes("✓"))`),
+	)
+	if err != nil {
+		t.Fatalf("tapping through the door: %v (the page says %q)", err, pageSays(tab))
+	}
+}
+
+// pageSays is what the playground page shows of its state and errors.
+func pageSays(tab context.Context) string {
+	s, _ := chromedp.Run(tab, chromedp.Evaluate[string](`[document.getElementById("status")?.textContent, document.getElementById("transport")?.textContent,
+		document.getElementById("preview-msg")?.textContent, document.getElementById("log")?.textContent].join(" / ")`))
+	return s
+}
