@@ -139,8 +139,13 @@ func (c *Console) frontDoor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, errors.New(id+" is driven by "+h.user+": you may watch it only"))
 		return
 	}
-	strip(r)
-	remote.Proxy(c.js.Conn(), id, h.l.Fence(), path, w, r)
+	up := r.Clone(r.Context()) // what the host sees
+	strip(up)
+	if remote.IsWebSocket(r) {
+		remote.ProxyWebSocket(c.js.Conn(), id, h.l.Fence(), path, w, r, up, h.l.Done())
+		return
+	}
+	remote.Proxy(c.js.Conn(), id, h.l.Fence(), path, w, up)
 }
 
 // strip removes what lets a request in here from what the host sees.

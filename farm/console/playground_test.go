@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -37,6 +38,16 @@ func TestPlaygroundThroughTheDoor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (the page says %q)", err, pageSays(tab))
 	}
+	// With an encoder on the host, the H.264 WebSocket comes through the
+	// door (over NATS) and the page decodes its frames.
+	_, lookErr := exec.LookPath("ffmpeg")
+	h264 := lookErr == nil
+	if h264 {
+		err = chromedp.Do(tab, poll(`document.getElementById("transport").dataset.transport === "h264" && (window.before = window.apexPreview.decoded) > 0`))
+		if err != nil {
+			t.Fatalf("H.264 through the door: %v (the page says %q)", err, pageSays(tab))
+		}
+	}
 	// Tap the screen where it is shown: the page's tap goes through the door.
 	err = chromedp.Do(tab,
 		chromedp.Click(chromedp.CSS(`#screen-box > :not([hidden]):not(#touch)`)),
@@ -44,6 +55,12 @@ func TestPlaygroundThroughTheDoor(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("tapping through the door: %v (the page says %q)", err, pageSays(tab))
+	}
+	if h264 {
+		// The tap changed the screen: new frames come through the door.
+		if err := chromedp.Do(tab, poll(`window.apexPreview.decoded > window.before`)); err != nil {
+			t.Fatalf("no H.264 frame of the changed screen came through the door: %v (the page says %q)", err, pageSays(tab))
+		}
 	}
 }
 
