@@ -11,7 +11,7 @@ const ui = {
   session: null,     // the SessionView last seen
   dims: null,        // {w, h}: the device's screen in pixels
   task: null,        // the task this page follows (follow)
-  preview: "",       // "", "choosing", "h264", "mjpeg" or "screenshot"
+  preview: "",       // "", "choosing", "h264", "webrtc", "mjpeg" or "screenshot"
   shotTimer: 0,
   pollTimer: 0,
   autoTried: false,
@@ -411,8 +411,17 @@ function startPreview() {
 // ?preview=mjpeg in the page's address asks for MJPEG.
 async function choosePreview() {
   const mjpegOnly = new URLSearchParams(location.search).get("preview") === "mjpeg";
-  const ok = !mjpegOnly && (await h264Supported());
+  // A host locked to WebRTC says so (409) where the WebSocket is (webrtc.js).
+  const lock = mjpegOnly ? "" : await previewLock();
+  const ok = !mjpegOnly && !lock && (await h264Supported());
   if (ui.preview !== "choosing") return;
+  if (lock === "webrtc") {
+    ui.preview = "webrtc";
+    showTransport("webrtc", "WebRTC", "");
+    $("screen").hidden = true;
+    startWebRTC((reason) => { if (ui.preview === "webrtc") startMJPEG(reason); });
+    return;
+  }
   if (!ok) {
     startMJPEG(mjpegOnly ? "asked for by ?preview=mjpeg" : "this browser cannot decode H.264 (WebCodecs)");
     return;
@@ -485,6 +494,7 @@ function nextShot() {
 function stopPreview() {
   ui.preview = "";
   stopH264();
+  stopWebRTC();
   $("screen-video").hidden = true;
   showTransport("", "none", "");
   clearTimeout(ui.shotTimer);
@@ -507,7 +517,7 @@ function measure() {
 
 // toDevice maps a point of the page onto the device's screen.
 function toDevice(clientX, clientY) {
-  const img = ui.preview === "h264" ? $("screen-video") : $("screen");
+  const img = { h264: $("screen-video"), webrtc: $("screen-rtc") }[ui.preview] || $("screen");
   const r = img.getBoundingClientRect();
   const w = ui.dims ? ui.dims.w : img.naturalWidth || img.width;
   const h = ui.dims ? ui.dims.h : img.naturalHeight || img.height;

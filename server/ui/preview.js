@@ -99,10 +99,13 @@ function stopH264() {
 // H.264 canvas), or null; shown says whether it shows a frame yet.
 video.surface = () => {
   const img = document.getElementById("screen"), canvas = document.getElementById("screen-video");
+  const rtcVideo = document.getElementById("screen-rtc"); // webrtc.js
+  if (rtcVideo && !rtcVideo.hidden) return rtcVideo;
   if (!canvas.hidden) return canvas;
   return img.hidden ? null : img;
 };
 video.shown = () => {
   const s = video.surface();
+  if (s && s.tagName === "VIDEO") return window.apexRTC.frames > 0;
   return !!s && (s.tagName === "CANVAS" ? video.decoded > 0 : s.complete && s.naturalWidth > 0);
 };
