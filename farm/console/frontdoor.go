@@ -74,7 +74,7 @@ func (c *Console) ticket(w http.ResponseWriter, r *http.Request) {
 // playground: watch it (its page, its streams, its runs' reports).
 // driveRoutes add driving it (testers); an admin may use every route.
 var (
-	viewRoutes = []string{"GET /", "GET /ui/", "GET /screenshot", "GET /mjpeg", "GET /preview/h264", "GET /status",
+	viewRoutes = []string{"GET /", "GET /ui/", "GET /screenshot", "GET /mjpeg", "GET /preview/h264", "POST /preview/webrtc", "GET /status",
 		"GET /interface-info", "GET /runtime-info", "GET /action-space", "GET /session/setup", "GET /session/targets",
 		"GET /events", "GET /task-progress/", "GET /runs", "GET /report/"}
 	driveRoutes = []string{"POST /session", "DELETE /session", "POST /interact", "POST /execute", "POST /cancel/",
