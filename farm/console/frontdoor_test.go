@@ -191,6 +191,7 @@ func TestFrontDoor(t *testing.T) {
 		{"vera", "GET", door + "/screenshot", 200},
 		{"vera", "POST", door + "/interact", http.StatusForbidden},
 		{"vera", "POST", door + "/session", http.StatusForbidden},
+		{"vera", "POST", door + "/preview/webrtc", http.StatusBadRequest}, // let in to watch; the body is no offer
 		{"bob", "GET", door + "/screenshot", http.StatusForbidden},
 		{"bob", "POST", door + "/interact", http.StatusForbidden},
 		{"alice", "GET", door + "/config", http.StatusForbidden}, // not on a tester's list

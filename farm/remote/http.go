@@ -158,12 +158,14 @@ func serveOne(ctx context.Context, nc *nats.Conn, leases *lease.Leaser, id strin
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	csub, err := nc.Subscribe(req.Cancel, func(*nats.Msg) { cancel() })
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
+	if !req.WebSocket { // a socket's Cancel subject carries its messages up (ws.go)
+		csub, err := nc.Subscribe(req.Cancel, func(*nats.Msg) { cancel() })
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer csub.Unsubscribe()
 	}
-	defer csub.Unsubscribe()
 	go farm.Every(rctx, recheck, func() {
 		if err := leases.Check(rctx, id, req.Fence); err != nil && rctx.Err() == nil {
 			log.Info("stream ends with its lease", "device", id, "err", err)
