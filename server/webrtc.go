@@ -5,12 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pion/ice/v4"
+	"github.com/pion/logging"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
 
@@ -44,8 +47,12 @@ func ParsePreviewTransport(v string) (string, error) {
 // transportHeader names, on a 409 of /preview/h264, the transport to use.
 const transportHeader = "Apex-Transport"
 
-// gatherTimeout bounds gathering this side's ICE candidates.
-const gatherTimeout = 10 * time.Second
+// gatherTimeout bounds gathering this side's ICE candidates; a viewer
+// that does not connect within connectTimeout of its answer is dropped.
+const (
+	gatherTimeout  = 10 * time.Second
+	connectTimeout = 30 * time.Second
+)
 
 // lockedToWebRTC answers a request for the WebSocket preview with 409 when
 // the preview is locked to WebRTC (true: answered).
@@ -60,9 +67,10 @@ func (s *Server) lockedToWebRTC(w http.ResponseWriter) bool {
 }
 
 // rtcAPI builds peer connections that offer host candidates, loopback
-// included (a viewer on this machine).
-func rtcAPI() *webrtc.API {
+// included (a viewer on this machine), and log pion's errors to log.
+func rtcAPI(log *slog.Logger) *webrtc.API {
 	var se webrtc.SettingEngine
+	se.LoggerFactory = &logging.DefaultLoggerFactory{Writer: logWriter{log}, DefaultLogLevel: logging.LogLevelError}
 	se.SetIncludeLoopbackCandidate(true)
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled) // real addresses; no multicast socket
 	return webrtc.NewAPI(webrtc.WithSettingEngine(se))
@@ -84,7 +92,7 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("want the page's whole offer: {\"type\": \"offer\", \"sdp\": …} with its ICE candidates gathered"))
 		return
 	}
-	pc, err := rtcAPI().NewPeerConnection(webrtc.Configuration{})
+	pc, err := rtcAPI(s.log).NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("webrtc: %w", err))
 		return
@@ -133,8 +141,13 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 func (s *Server) sendTrack(pc *webrtc.PeerConnection, track *webrtc.TrackLocalStaticSample, f *h264Feed) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	connected := time.AfterFunc(connectTimeout, stop)
+	defer connected.Stop()
 	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
-		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed || st == webrtc.PeerConnectionStateDisconnected {
+		switch st {
+		case webrtc.PeerConnectionStateConnected:
+			connected.Stop()
+		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed, webrtc.PeerConnectionStateDisconnected:
 			stop()
 		}
 	})
@@ -174,6 +187,14 @@ func (s *Server) sendTrack(pc *webrtc.PeerConnection, track *webrtc.TrackLocalSt
 			return
 		}
 	}
+}
+
+// logWriter writes pion's log lines to a slog.Logger.
+type logWriter struct{ log *slog.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.Warn("preview: webrtc: " + strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // annexB turns an AVCC access unit (4-byte lengths) into a byte stream.
