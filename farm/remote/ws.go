@@ -185,8 +185,11 @@ func endMsg(subj string, code websocket.StatusCode, reason string) *nats.Msg {
 // closeOf is the close code and reason err carries, for the other side.
 func closeOf(err error) (websocket.StatusCode, string) {
 	var ce websocket.CloseError
-	if errors.As(err, &ce) {
-		return ce.Code, ce.Reason
+	if errors.As(err, &ce) && ce.Code != websocket.StatusNoStatusRcvd && ce.Code != websocket.StatusAbnormalClosure {
+		return ce.Code, ce.Reason // a code that may be sent on
+	}
+	if errors.As(err, &ce) && ce.Code == websocket.StatusNoStatusRcvd {
+		return websocket.StatusNormalClosure, ""
 	}
 	return websocket.StatusGoingAway, "the link broke"
 }
