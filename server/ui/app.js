@@ -406,9 +406,11 @@ function startPreview() {
   choosePreview();
 }
 
-// choosePreview streams H.264 when WebCodecs decodes it here (preview.js)
-// and falls back to MJPEG when it cannot, or when the server refuses it;
-// ?preview=mjpeg in the page's address asks for MJPEG.
+// choosePreview is the one place the preview's transport is chosen: WebRTC
+// when the server is locked to it (webrtc.js), else H.264 over a WebSocket
+// when WebCodecs decodes it here (preview.js), falling back to MJPEG when it
+// cannot, or when the server refuses it; ?preview=mjpeg in the page's
+// address asks for MJPEG.
 async function choosePreview() {
   const mjpegOnly = new URLSearchParams(location.search).get("preview") === "mjpeg";
   // A host locked to WebRTC says so (409) where the WebSocket is (webrtc.js).
