@@ -222,6 +222,9 @@ type farmHostOptions struct {
 	// AppCache and AppCacheBytes place and bound the cache of apps.
 	AppCache      string
 	AppCacheBytes int64
+	// PreviewTransport locks the phones' live previews ("webrtc"; see
+	// server.ParsePreviewTransport).
+	PreviewTransport string
 }
 
 func newCmdFarmHost(env *Env) *cobra.Command {
@@ -248,6 +251,7 @@ reset (pm clear); a simulated phone starts afresh from its spec.`,
 	f.StringVar(&o.AppCache, "app-cache", "", "where fetched apps are cached by hash (default RUNS_DIR/app-cache)")
 	f.Int64Var(&o.AppCacheBytes, "app-cache-bytes", artifact.DefaultCacheBytes, "bound of the app cache; the least recently used apps go first")
 	f.StringVar(&o.RunsDir, "runs-dir", "", "where runs are recorded here before upload (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
+	f.StringVar(&o.PreviewTransport, "preview-transport", "auto", "the live preview through the front door: auto (H.264 over a WebSocket, else MJPEG) or webrtc (the screen flows from this host to the viewer)")
 	return cmd
 }
 
@@ -255,6 +259,10 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	labels, err := registry.ParseLabels(o.Labels...)
 	if err != nil {
 		return fmt.Errorf("--label: %w", err)
+	}
+	transport, err := server.ParsePreviewTransport(o.PreviewTransport)
+	if err != nil {
+		return err
 	}
 	nc, js, err := o.Join.connect("apex-farm-host " + o.ID)
 	if err != nil {
@@ -281,7 +289,7 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	defer pst.Close()
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()
-	if ho.Playground, err = farmPlayground(ctx, env, pst, engine); err != nil {
+	if ho.Playground, err = farmPlayground(ctx, env, pst, engine, transport); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
@@ -292,7 +300,7 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 // the console's front door proxies to for the device's lease holder. Its
 // model settings come from apex.yaml and the environment, as apex
 // playground's do.
-func farmPlayground(ctx context.Context, env *Env, st *store.Store, engine ocr.Engine) (func(registry.Device, host.OpenFunc) http.Handler, error) {
+func farmPlayground(ctx context.Context, env *Env, st *store.Store, engine ocr.Engine, transport string) (func(registry.Device, host.OpenFunc) http.Handler, error) {
 	cache, err := agent.OpenCache(ctx, "", st)
 	if err != nil {
 		return nil, err
@@ -308,9 +316,10 @@ func farmPlayground(ctx context.Context, env *Env, st *store.Store, engine ocr.E
 				}
 				return agentFor(env, cfg, cache, onEvent, perceive.Auto, engine)
 			},
-			Perception: perceive.Options{Mode: perceive.Auto, Engine: engine},
-			Store:      st,
-			Log:        env.Log.With("device", dev.ID),
+			Perception:       perceive.Options{Mode: perceive.Auto, Engine: engine},
+			Store:            st,
+			Log:              env.Log.With("device", dev.ID),
+			PreviewTransport: transport,
 		})
 		if err != nil {
 			// server.New fails only without Open or NewAgent.

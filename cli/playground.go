@@ -42,6 +42,9 @@ type PlaygroundOptions struct {
 	// AllowShell lets script steps run shell commands and raw WDA
 	// requests on the device (runAdbShell, runWdaRequest).
 	AllowShell bool
+	// PreviewTransport locks the live preview (--preview-transport
+	// webrtc; see server.ParsePreviewTransport).
+	PreviewTransport string
 	// AllowWDAAny lets clients open any WebDriverAgent on loopback, not
 	// only the configured ones; AllowModelURL any model base URL, not
 	// only https or loopback ones.
@@ -110,6 +113,7 @@ Ctrl-C stops the server and releases the device.`,
 	f.StringVar(&opts.Host, "host", "127.0.0.1", "address to listen on; anywhere but loopback requires a token")
 	f.StringVar(&opts.Token, "token", "", "token every client must present (default $"+PlaygroundTokenEnv+"; generated when --host is not loopback)")
 	f.StringVar(&opts.OCR, "ocr", "auto", "read the screen with OCR: auto (only when the UI tree cannot be trusted: stale, system windows only, text in pixels), always, or off")
+	f.StringVar(&opts.PreviewTransport, "preview-transport", "auto", "the live preview: auto (H.264 over a WebSocket, else MJPEG) or webrtc")
 	f.BoolVar(&opts.AllowShell, "allow-shell", false, "let script steps sent to /execute run shell commands on the device (runAdbShell, runWdaRequest)")
 	f.BoolVar(&opts.AllowWDAAny, "allow-wda-any", false, "let clients open any WebDriverAgent URL on loopback (default: only those of --device, apex.yaml's wda: and $APEX_WDA_URLS)")
 	f.BoolVar(&opts.AllowModelURL, "allow-model-url", false, "let clients set a model base URL that is neither https nor on loopback")
@@ -124,6 +128,10 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	transport, err := server.ParsePreviewTransport(opts.PreviewTransport)
+	if err != nil {
+		return err
 	}
 	dir := opts.Dir
 	if dir == "" {
@@ -196,12 +204,13 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			}
 			return playgroundChecks(ctx, cfg)
 		},
-		Perception:    perceive.Options{Mode: ocrMode, Engine: engine},
-		Store:         st,
-		Log:           env.Log,
-		Token:         token,
-		AllowShell:    opts.AllowShell,
-		AllowModelURL: opts.AllowModelURL,
+		Perception:       perceive.Options{Mode: ocrMode, Engine: engine},
+		Store:            st,
+		Log:              env.Log,
+		Token:            token,
+		AllowShell:       opts.AllowShell,
+		PreviewTransport: transport,
+		AllowModelURL:    opts.AllowModelURL,
 	})
 	if err != nil {
 		ln.Close()

@@ -50,18 +50,12 @@ const (
 // h264Preview streams the session's screen as H.264 over a WebSocket.
 // ?size=full asks for the screen's own size, ?bitrate=N the bit rate.
 func (s *Server) h264Preview(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.sess.open(false); err != nil {
-		writeError(w, 0, err)
+	if s.lockedToWebRTC(w) {
 		return
 	}
-	bitRate := defaultBitRate
-	if v := r.URL.Query().Get("bitrate"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 100_000 || n > 50_000_000 {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("bitrate %q: give bits per second from 100000 to 50000000", v))
-			return
-		}
-		bitRate = n
+	bitRate, ok := s.h264Request(w, r)
+	if !ok {
+		return
 	}
 	c, err := websocket.Accept(w, r, nil) // the page's own origin only
 	if err != nil {
@@ -95,6 +89,26 @@ func (s *Server) h264Preview(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// h264Request checks that an H.264 preview can start (a session is open)
+// and returns the bit rate it asks for (?bitrate=N) or the default; when
+// not, it has answered w.
+func (s *Server) h264Request(w http.ResponseWriter, r *http.Request) (int, bool) {
+	if _, err := s.sess.open(false); err != nil {
+		writeError(w, 0, err)
+		return 0, false
+	}
+	v := r.URL.Query().Get("bitrate")
+	if v == "" {
+		return defaultBitRate, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 100_000 || n > 50_000_000 {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("bitrate %q: give bits per second from 100000 to 50000000", v))
+		return 0, false
+	}
+	return n, true
 }
 
 // h264Hub runs one H.264 producer per size and bit rate while anyone

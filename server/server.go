@@ -76,6 +76,9 @@ type Options struct {
 	AllowModelURL bool
 	// Limits bound what clients can make the server keep or run.
 	Limits Limits
+	// PreviewTransport "webrtc" (TransportWebRTC) locks the live preview
+	// to WebRTC: /preview/h264 answers 409 naming it (webrtc.go).
+	PreviewTransport string
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.
@@ -166,6 +169,7 @@ func (s *Server) api() []route {
 		{"POST /screenshot", s.screenshot}, // capture: a fresh screenshot, as GET
 		{"GET /mjpeg", s.mjpeg},
 		{"GET /preview/h264", s.h264Preview},
+		{"POST /preview/webrtc", s.webrtcPreview},
 		{"POST /recorder/start", s.recorderStart},
 		{"POST /recorder/stop", s.recorderStop},
 		{"GET /recorder/events", s.recorderEvents},

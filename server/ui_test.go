@@ -287,7 +287,7 @@ func TestIndexServesPageOrAPI(t *testing.T) {
 		t.Errorf("GET /api = %v, want the endpoints", m)
 	}
 	code, page := p.raw("GET", "/", nil, map[string][]string{"Accept": {"text/html,*/*"}})
-	if code != 200 || !strings.Contains(string(page), `<script src="/ui/app.js">`) {
+	if code != 200 || !strings.Contains(string(page), `<script src="ui/app.js">`) {
 		t.Errorf("GET / for a browser: %d\n%.300s", code, page)
 	}
 	for _, f := range []string{"/ui/app.js", "/ui/context.js", "/ui/settings.js", "/ui/runs.js", "/ui/app.css"} {

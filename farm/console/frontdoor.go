@@ -71,12 +71,14 @@ func (c *Console) ticket(w http.ResponseWriter, r *http.Request) {
 }
 
 // viewRoutes are what every project member may do on a device's
-// playground: watch it. driveRoutes add driving it (testers); an admin may
-// use every route.
+// playground: watch it (its page, its streams, its runs' reports).
+// driveRoutes add driving it (testers); an admin may use every route.
 var (
-	viewRoutes = []string{"GET /screenshot", "GET /mjpeg", "GET /status", "GET /interface-info",
-		"GET /action-space", "GET /session/setup", "GET /session/targets", "GET /events", "GET /task-progress/"}
-	driveRoutes = []string{"POST /session", "DELETE /session", "POST /interact", "POST /execute", "POST /cancel/"}
+	viewRoutes = []string{"GET /", "GET /ui/", "GET /screenshot", "GET /mjpeg", "GET /preview/h264", "POST /preview/webrtc", "GET /status",
+		"GET /interface-info", "GET /runtime-info", "GET /action-space", "GET /session/setup", "GET /session/targets",
+		"GET /events", "GET /task-progress/", "GET /runs", "GET /report/"}
+	driveRoutes = []string{"POST /session", "DELETE /session", "POST /interact", "POST /execute", "POST /cancel/",
+		"GET /recorder/", "POST /recorder/"}
 )
 
 // allowed reports whether role may call method path on a playground.
@@ -87,7 +89,8 @@ func allowed(role auth.Role, method, path string) bool {
 	match := func(routes []string) bool {
 		for _, rt := range routes {
 			m, p, _ := strings.Cut(rt, " ")
-			if m == method && (path == p || strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
+			// A route ending in a slash is every path under it; "/" is the page.
+			if m == method && (path == p || p != "/" && strings.HasSuffix(p, "/") && strings.HasPrefix(path, p)) {
 				return true
 			}
 		}
@@ -103,6 +106,13 @@ func allowed(role auth.Role, method, path string) bool {
 func (c *Console) frontDoor(w http.ResponseWriter, r *http.Request) {
 	id, path, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/devices/"), "/playground/")
 	if !ok {
+		if strings.HasSuffix(r.URL.Path, "/playground") && r.Method == http.MethodGet {
+			// The page resolves its API under its address: it must end in a slash.
+			u := *r.URL
+			u.Path += "/"
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
@@ -129,8 +139,13 @@ func (c *Console) frontDoor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, errors.New(id+" is driven by "+h.user+": you may watch it only"))
 		return
 	}
-	strip(r)
-	remote.Proxy(c.js.Conn(), id, h.l.Fence(), path, w, r)
+	up := r.Clone(r.Context()) // what the host sees
+	strip(up)
+	if remote.IsWebSocket(r) {
+		remote.ProxyWebSocket(c.js.Conn(), id, h.l.Fence(), path, w, r, up, h.l.Done())
+		return
+	}
+	remote.Proxy(c.js.Conn(), id, h.l.Fence(), path, w, up)
 }
 
 // strip removes what lets a request in here from what the host sees.

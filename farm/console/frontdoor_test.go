@@ -38,8 +38,9 @@ func (s *seen) wrap(h http.Handler) http.Handler {
 }
 
 // playgrounds builds each device's real playground on the host, as
-// `apex farm host` does, and records the requests it is given.
-func playgrounds(t *testing.T, rec *seen) func(registry.Device, host.OpenFunc) http.Handler {
+// `apex farm host` does, and records the requests it is given; transport
+// is its Options.PreviewTransport, if given.
+func playgrounds(t *testing.T, rec *seen, transport ...string) func(registry.Device, host.OpenFunc) http.Handler {
 	return func(dev registry.Device, open host.OpenFunc) http.Handler {
 		srv, err := server.New(server.Options{
 			Open:    open,
@@ -47,6 +48,7 @@ func playgrounds(t *testing.T, rec *seen) func(registry.Device, host.OpenFunc) h
 			NewAgent: func(_ server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
 				return agent.New(agent.Config{OnEvent: onEvent})
 			},
+			PreviewTransport: strings.Join(transport, ""),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -189,6 +191,7 @@ func TestFrontDoor(t *testing.T) {
 		{"vera", "GET", door + "/screenshot", 200},
 		{"vera", "POST", door + "/interact", http.StatusForbidden},
 		{"vera", "POST", door + "/session", http.StatusForbidden},
+		{"vera", "POST", door + "/preview/webrtc", http.StatusBadRequest}, // let in to watch; the body is no offer
 		{"bob", "GET", door + "/screenshot", http.StatusForbidden},
 		{"bob", "POST", door + "/interact", http.StatusForbidden},
 		{"alice", "GET", door + "/config", http.StatusForbidden}, // not on a tester's list

@@ -45,6 +45,9 @@ type httpRequest struct {
 	Body   []byte      `json:"body,omitempty"`
 	Chunks string      `json:"chunks"`
 	Cancel string      `json:"cancel"`
+	// WebSocket asks to open a WebSocket (ws.go); Cancel carries its
+	// messages up.
+	WebSocket bool `json:"websocket,omitempty"`
 }
 
 type httpHead struct {
@@ -63,30 +66,45 @@ func Proxy(nc *nats.Conn, id string, fence uint64, path string, w http.ResponseW
 		http.Error(w, "request body: "+err.Error(), http.StatusRequestEntityTooLarge)
 		return
 	}
-	inbox := nc.NewRespInbox()
-	sub, err := nc.SubscribeSync(inbox)
-	if err != nil {
-		http.Error(w, "farm: "+err.Error(), http.StatusBadGateway)
+	req := httpRequest{Fence: fence, Method: r.Method, Path: path, Query: r.URL.RawQuery, Header: r.Header, Body: body}
+	head, sub, ok := ask(r.Context(), nc, id, &req, w)
+	if !ok {
 		return
 	}
 	defer sub.Unsubscribe()
-	req := httpRequest{Fence: fence, Method: r.Method, Path: path, Query: r.URL.RawQuery,
-		Header: r.Header, Body: body, Chunks: inbox, Cancel: inbox + ".cancel"}
-	data, _ := json.Marshal(req)
-	ctx := r.Context()
 	defer nc.Publish(req.Cancel, nil) // a client gone ends a stream on the host
-	hctx, cancel := context.WithTimeout(ctx, time.Minute)
-	m, err := nc.RequestWithContext(hctx, HTTPSubject(id), data)
-	cancel()
-	if err != nil {
-		http.Error(w, fmt.Sprintf("farm device %s: its host does not answer (%v): is it up?", id, err), http.StatusBadGateway)
-		return
-	}
+	copyAnswer(r.Context(), sub, head, w)
+}
+
+// ask sends req to the host of device id and returns the head of its
+// answer, and the subscription on which what follows arrives (req.Chunks);
+// on failure it has answered w.
+func ask(ctx context.Context, nc *nats.Conn, id string, req *httpRequest, w http.ResponseWriter) (httpHead, *nats.Subscription, bool) {
 	var head httpHead
-	if err := json.Unmarshal(m.Data, &head); err != nil {
-		http.Error(w, "farm: bad answer from the host: "+err.Error(), http.StatusBadGateway)
-		return
+	req.Chunks = nc.NewRespInbox()
+	req.Cancel = req.Chunks + ".cancel"
+	sub, err := nc.SubscribeSync(req.Chunks)
+	if err != nil {
+		http.Error(w, "farm: "+err.Error(), http.StatusBadGateway)
+		return head, nil, false
 	}
+	data, _ := json.Marshal(req)
+	hctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	m, err := nc.RequestWithContext(hctx, HTTPSubject(id), data)
+	if err == nil {
+		err = json.Unmarshal(m.Data, &head)
+	}
+	if err != nil {
+		sub.Unsubscribe()
+		http.Error(w, fmt.Sprintf("farm device %s: its host does not answer (%v): is it up?", id, err), http.StatusBadGateway)
+		return head, nil, false
+	}
+	return head, sub, true
+}
+
+// copyAnswer writes the head and the body that follows on sub to w.
+func copyAnswer(ctx context.Context, sub *nats.Subscription, head httpHead, w http.ResponseWriter) {
 	for k, v := range head.Header {
 		w.Header()[k] = v
 	}
@@ -97,10 +115,7 @@ func Proxy(nc *nats.Conn, id string, fence uint64, path string, w http.ResponseW
 	fl, _ := w.(http.Flusher)
 	for {
 		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil {
-			return
-		}
-		if m.Header.Get(endHeader) != "" {
+		if err != nil || m.Header.Get(endHeader) != "" {
 			return
 		}
 		if _, err := w.Write(m.Data); err != nil {
@@ -143,12 +158,14 @@ func serveOne(ctx context.Context, nc *nats.Conn, leases *lease.Leaser, id strin
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	csub, err := nc.Subscribe(req.Cancel, func(*nats.Msg) { cancel() })
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
+	if !req.WebSocket { // a socket's Cancel subject carries its messages up (ws.go)
+		csub, err := nc.Subscribe(req.Cancel, func(*nats.Msg) { cancel() })
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer csub.Unsubscribe()
 	}
-	defer csub.Unsubscribe()
 	go farm.Every(rctx, recheck, func() {
 		if err := leases.Check(rctx, id, req.Fence); err != nil && rctx.Err() == nil {
 			log.Info("stream ends with its lease", "device", id, "err", err)
@@ -169,6 +186,10 @@ func serveOne(ctx context.Context, nc *nats.Conn, leases *lease.Leaser, id strin
 	hr.RemoteAddr = "127.0.0.1:0"
 	hr.RequestURI = u
 	hr.ContentLength = int64(len(req.Body))
+	if req.WebSocket {
+		serveWebSocket(rctx, nc, h, req, u, w)
+		return
+	}
 	h.ServeHTTP(w, hr)
 }
 
@@ -235,6 +256,9 @@ func (w *chunkWriter) end() {
 	w.Flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.status < 0 {
+		return // a WebSocket's relay sent its own end
+	}
 	msg := nats.NewMsg(w.chunks)
 	msg.Header.Set(endHeader, strconv.Itoa(w.status))
 	w.nc.PublishMsg(msg)

@@ -1,6 +1,8 @@
 // The Apex playground page: the conversation panel (session, goals and their
 // progress) on the left, the device's live screen on the right. It talks to
-// the playground's REST API on the same origin only.
+// the playground's REST API on the same origin only, under the page's own
+// address: at / on the playground, under /devices/ID/playground/ through
+// the farm's front door.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -9,7 +11,7 @@ const ui = {
   session: null,     // the SessionView last seen
   dims: null,        // {w, h}: the device's screen in pixels
   task: null,        // the task this page follows (follow)
-  preview: "",       // "", "choosing", "h264", "mjpeg" or "screenshot"
+  preview: "",       // "", "choosing", "h264", "webrtc", "mjpeg" or "screenshot"
   shotTimer: 0,
   pollTimer: 0,
   autoTried: false,
@@ -21,6 +23,17 @@ const ui = {
   listened: false,   // the event stream has been open once
 };
 
+// url is the address of the API's path (written "/runtime-info") under
+// the page's base, so the page works wherever it is served.
+function url(path) {
+  return new URL(path.replace(/^\//, ""), document.baseURI).href;
+}
+
+// wsURL is url for a WebSocket.
+function wsURL(path) {
+  return url(path).replace(/^http/, "ws");
+}
+
 // api sends a request with an optional JSON body and returns the decoded
 // answer; a non-2xx answer throws an Error carrying the API's message.
 async function api(method, path, body) {
@@ -29,7 +42,7 @@ async function api(method, path, body) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
+  const res = await fetch(url(path), opts);
   const type = res.headers.get("Content-Type") || "";
   const data = type.includes("json") ? await res.json() : await res.text();
   if (!res.ok) {
@@ -298,7 +311,7 @@ function endTask(v, end) {
   }
   if (v.runId) {
     const a = el("a", "report-link", "Open report");
-    a.href = (v.report && v.report.url) || `/report/${encodeURIComponent(v.runId)}`;
+    a.href = url((v.report && v.report.url) || `/report/${encodeURIComponent(v.runId)}`);
     a.target = "_blank";
     a.rel = "noopener";
     box.appendChild(a);
@@ -334,7 +347,7 @@ async function cancelTask() {
 // ---- events ----
 
 function listen() {
-  const es = new EventSource("/events");
+  const es = new EventSource(url("/events"));
   ui.es = es;
   const data = (ev) => JSON.parse(ev.data);
   es.addEventListener("session", (ev) => {
@@ -359,7 +372,7 @@ function listen() {
       // A drop that broke this stream broke the preview's too, and a
       // multipart image that loses its connection just stops: connect it
       // again.
-      if (ui.preview === "mjpeg") $("screen").src = "/mjpeg?r=" + Date.now();
+      if (ui.preview === "mjpeg") $("screen").src = url("/mjpeg?r=" + Date.now());
     }
     ui.listened = true;
   };
@@ -394,13 +407,24 @@ function startPreview() {
   choosePreview();
 }
 
-// choosePreview streams H.264 when WebCodecs decodes it here (preview.js)
-// and falls back to MJPEG when it cannot, or when the server refuses it;
-// ?preview=mjpeg in the page's address asks for MJPEG.
+// choosePreview is the one place the preview's transport is chosen: WebRTC
+// when the server is locked to it (webrtc.js), else H.264 over a WebSocket
+// when WebCodecs decodes it here (preview.js), falling back to MJPEG when it
+// cannot, or when the server refuses it; ?preview=mjpeg in the page's
+// address asks for MJPEG.
 async function choosePreview() {
   const mjpegOnly = new URLSearchParams(location.search).get("preview") === "mjpeg";
-  const ok = !mjpegOnly && (await h264Supported());
+  // A host locked to WebRTC says so (409) where the WebSocket is (webrtc.js).
+  const lock = mjpegOnly ? "" : await previewLock();
+  const ok = !mjpegOnly && !lock && (await h264Supported());
   if (ui.preview !== "choosing") return;
+  if (lock === "webrtc") {
+    ui.preview = "webrtc";
+    showTransport("webrtc", "WebRTC", "");
+    $("screen").hidden = true;
+    startWebRTC((reason) => { if (ui.preview === "webrtc") startMJPEG(reason); });
+    return;
+  }
   if (!ok) {
     startMJPEG(mjpegOnly ? "asked for by ?preview=mjpeg" : "this browser cannot decode H.264 (WebCodecs)");
     return;
@@ -440,7 +464,7 @@ function startMJPEG(why) {
       // The stream broke (the device link was reopened, the network
       // blinked): connect again, waiting a little longer each time.
       $("preview-msg").textContent = "Live stream interrupted; reconnecting…";
-      setTimeout(() => { if (ui.preview === "mjpeg") img.src = "/mjpeg?r=" + Date.now(); }, 700 * ui.streamFails);
+      setTimeout(() => { if (ui.preview === "mjpeg") img.src = url("/mjpeg?r=" + Date.now()); }, 700 * ui.streamFails);
     } else if (ui.preview === "mjpeg") {
       // The stream keeps failing: fall back to polling single screenshots.
       ui.preview = "screenshot";
@@ -462,17 +486,18 @@ function startMJPEG(why) {
       ui.shotTimer = setTimeout(nextShot, 500);
     }
   };
-  img.src = "/mjpeg?r=" + Date.now();
+  img.src = url("/mjpeg?r=" + Date.now());
 }
 
 function nextShot() {
   if (ui.preview !== "screenshot") return;
-  $("screen").src = "/screenshot?t=" + Date.now();
+  $("screen").src = url("/screenshot?t=" + Date.now());
 }
 
 function stopPreview() {
   ui.preview = "";
   stopH264();
+  stopWebRTC();
   $("screen-video").hidden = true;
   showTransport("", "none", "");
   clearTimeout(ui.shotTimer);
@@ -490,12 +515,12 @@ function measure() {
   probe.onload = () => {
     if (!ui.dims && probe.naturalWidth > 0) ui.dims = { w: probe.naturalWidth, h: probe.naturalHeight };
   };
-  probe.src = "/screenshot?measure=" + Date.now();
+  probe.src = url("/screenshot?measure=" + Date.now());
 }
 
 // toDevice maps a point of the page onto the device's screen.
 function toDevice(clientX, clientY) {
-  const img = ui.preview === "h264" ? $("screen-video") : $("screen");
+  const img = { h264: $("screen-video"), webrtc: $("screen-rtc") }[ui.preview] || $("screen");
   const r = img.getBoundingClientRect();
   const w = ui.dims ? ui.dims.w : img.naturalWidth || img.width;
   const h = ui.dims ? ui.dims.h : img.naturalHeight || img.height;

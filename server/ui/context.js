@@ -69,7 +69,7 @@ function showContext(c, notice) {
     if (step && step.task) line.appendChild(el("span", "muted", ` task ${step.task}`));
     if (step && step.action) line.appendChild(el("code", "context-action", step.action));
     const a = el("a", "context-report", "Open report");
-    a.href = run.report;
+    a.href = url(run.report);
     a.target = "_blank";
     a.rel = "noopener";
     line.appendChild(a);
@@ -83,12 +83,12 @@ function showContext(c, notice) {
     for (const [label, src] of [["before", step.before], ["after", step.after]]) {
       if (!src) continue;
       const a = el("a", "context-shot");
-      a.href = src;
+      a.href = url(src);
       a.target = "_blank";
       a.rel = "noopener";
       a.title = `The screen ${label} the step (opens full size)`;
       const img = el("img");
-      img.src = src;
+      img.src = url(src);
       img.alt = `Screen ${label} step ${step.index}`;
       a.append(img, el("span", "small muted", label));
       body.appendChild(a);

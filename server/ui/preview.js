@@ -33,7 +33,7 @@ async function h264Supported() {
 function startH264(canvas, onFail) {
   stopH264();
   const ctx2d = canvas.getContext("2d");
-  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/preview/h264");
+  const ws = new WebSocket(wsURL("/preview/h264"));
   ws.binaryType = "arraybuffer";
   video.ws = ws;
   let done = false;
@@ -99,11 +99,14 @@ function stopH264() {
 // H.264 canvas), or null; shown says whether it shows a frame yet.
 video.surface = () => {
   const img = document.getElementById("screen"), canvas = document.getElementById("screen-video");
+  const rtcVideo = document.getElementById("screen-rtc"); // webrtc.js
+  if (rtcVideo && !rtcVideo.hidden) return rtcVideo;
   if (!canvas.hidden) return canvas;
   return img.hidden ? null : img;
 };
 video.shown = () => {
   const s = video.surface();
+  if (s && s.tagName === "VIDEO") return window.apexRTC.frames > 0;
   return !!s && (s.tagName === "CANVAS" ? video.decoded > 0 : s.complete && s.naturalWidth > 0);
 };
 

@@ -21,7 +21,7 @@ async function showRuns() {
   for (const run of r.runs) {
     const li = el("li", "run");
     const a = el("a", "run-name", run.name || run.id);
-    a.href = run.report;
+    a.href = url(run.report);
     a.target = "_blank";
     a.rel = "noopener";
     li.append(el("span", `badge badge-${run.status}`, runWords[run.status] || run.status), a);
