@@ -14,6 +14,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
@@ -62,6 +63,9 @@ type farmClient struct {
 	q      *queue.Queue
 	leases *lease.Leaser
 	reg    *registry.Registry
+	// api queues, cancels, leases and reads runs: what acts on a project
+	// goes through the control plane's membership check.
+	api *api.Client
 }
 
 func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) {
@@ -69,7 +73,7 @@ func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &farmClient{nc: nc, js: js}
+	c := &farmClient{nc: nc, js: js, api: api.NewClient(nc, f.Token, farmActor())}
 	// A cluster that lost a member answers again once it has elected
 	// new leaders.
 	rctx, cancel := context.WithTimeout(ctx, farmWait)
@@ -177,6 +181,11 @@ func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
 		}
 		defer nc.Close()
 		if err := farm.Provision(ctx, j, cfg); err != nil {
+			return err
+		}
+		// The farm's tokens are not in use on an existing NATS: its
+		// credentials say who may do what.
+		if err := api.Serve(ctx, j, api.Options{Log: env.Log}); err != nil {
 			return err
 		}
 		js, url = j, o.NATS.URL

@@ -37,7 +37,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 		c.Close()
 		return nil, device.Target{}, nil, fmt.Errorf("no farm device matches %q (see apex farm devices --farm %s)", f.ID, f.Farm)
 	}
-	h := &farmDevices{c: c, who: farmActor() + " (" + f.command() + ")"}
+	h := &farmDevices{c: c, command: f.command()}
 	deadline := time.Now().Add(f.Wait)
 	for {
 		var held error

@@ -312,14 +312,16 @@ func (s *Store) Allow(ctx context.Context, p Principal, a Action, project string
 		return fmt.Errorf("%w: a host's join token cannot %s project %s", ErrForbidden, a, project)
 	}
 	if p.Role < a.needs() {
-		return fmt.Errorf("%w: %s is a %s and cannot %s: ask an admin for a %s token", ErrForbidden, p.User, p.Role, a, a.needs())
+		return fmt.Errorf("%w: %s is a %s and cannot %s project %s: that needs a %s token (ask an admin: apex farm token create --user %s --role %s)",
+			ErrForbidden, p.User, p.Role, a, project, a.needs(), p.User, a.needs())
 	}
 	pr, _, err := s.Project(ctx, project)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrForbidden, err)
 	}
 	if !slices.Contains(pr.Members, p.User) {
-		return fmt.Errorf("%w: %s is not a member of project %s: ask an admin (apex farm project member add %s %s)", ErrForbidden, p.User, project, project, p.User)
+		return fmt.Errorf("%w: %s is not a member of project %s: to %s it, a %s must be a member (ask an admin: apex farm project member add %s %s)",
+			ErrForbidden, p.User, project, a, a.needs(), project, p.User)
 	}
 	return nil
 }

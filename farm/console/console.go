@@ -4,7 +4,6 @@
 package console
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -17,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
@@ -256,12 +256,9 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, err)
 		return
 	}
-	project := r.URL.Query().Get("project")
-	if project == "" {
-		project = cmp.Or(dev.Labels["project"], "default")
-	}
-	if dp := dev.Labels["project"]; dp != "" && dp != project {
-		writeError(w, http.StatusForbidden, fmt.Errorf("%s serves project %s only, not %s", id, dp, project))
+	project, err := api.LeaseProject(dev, r.URL.Query().Get("project"))
+	if err != nil {
+		writeError(w, http.StatusForbidden, err)
 		return
 	}
 	if err := c.auth.Allow(r.Context(), p, auth.Drive, project); err != nil {

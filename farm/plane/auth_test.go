@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
@@ -21,7 +22,8 @@ import (
 
 // TestTokensAndRoles: an admin makes users, a project and tokens; each
 // token gets in with its role's powers on the farm's NATS — a viewer
-// reads but queues nothing, a tester queues, a host's join token
+// reads but queues nothing, a tester queues (through the farm API, in its
+// project), a host's join token
 // registers devices, none of them reads the tokens — and every admin
 // action is in the audit log.
 func TestTokensAndRoles(t *testing.T) {
@@ -91,12 +93,8 @@ func TestTokensAndRoles(t *testing.T) {
 			if _, err := reg.Devices(ctx); err != nil {
 				t.Errorf("list devices: %v", err)
 			}
-			q, err := queue.Open(ctx, js)
-			if err != nil {
-				t.Fatal(err)
-			}
 			qctx, qcancel := context.WithTimeout(ctx, 3*time.Second)
-			_, err = q.Submit(qctx, queue.Run{Name: "a.yaml", Script: []byte("tasks: []"), By: tt.name})
+			_, err = api.NewClient(nc, tt.token, "").Submit(qctx, queue.Run{Project: "shop", Name: "a.yaml", Script: []byte("tasks: []")})
 			qcancel()
 			if (err == nil) != tt.queues {
 				t.Errorf("queue a run: %v, want queued=%v", err, tt.queues)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -53,6 +54,9 @@ type Plane struct {
 	ns *server.Server
 	nc *nats.Conn
 	js jetstream.JetStream
+	// stop ends what the member serves besides NATS: the farm API and
+	// the watch of tokens and projects.
+	stop context.CancelFunc
 }
 
 // Start starts the member and, once JetStream answers (in a cluster: once a
@@ -136,7 +140,11 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("plane: the NATS server did not start on %s within 10s (is the port taken?)", o.Listen)
 	}
-	p := &Plane{ns: ns}
+	if authn != nil {
+		authn.ns.Store(ns)
+	}
+	life, stop := context.WithCancel(context.Background())
+	p := &Plane{ns: ns, stop: stop}
 	copts := []nats.Option{nats.InProcessServer(ns), nats.Name(o.Name + "-plane"), nats.MaxReconnects(-1)}
 	if internal != "" {
 		copts = append(copts, nats.UserInfo("apex-plane", internal))
@@ -160,6 +168,14 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 			return nil, fmt.Errorf("plane: open %s: %w", farm.BucketAuth, err)
 		}
 		authn.kv.Store(&kv)
+		if err := authn.watch(life, kv); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("plane: watch %s: %w", farm.BucketAuth, err)
+		}
+	}
+	if err := api.Serve(life, p.js, api.Options{Token: o.Token, Log: log}); err != nil {
+		p.Close()
+		return nil, err
 	}
 	return p, nil
 }
@@ -172,6 +188,7 @@ func (p *Plane) Conn() (*nats.Conn, jetstream.JetStream) { return p.nc, p.js }
 
 // Close stops the member.
 func (p *Plane) Close() {
+	p.stop()
 	if p.nc != nil {
 		p.nc.Close()
 	}

@@ -1,0 +1,178 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/farm/records"
+	"github.com/apexagent/apex/farm/registry"
+)
+
+// TestMembershipOnEveryRequest: a tester of project A queues, cancels,
+// leases and reads in A, and is refused each in project B — through the
+// farm API with an error naming B and the role it needs, and directly on
+// NATS, where its connection may not write runs or leases nor read B's
+// records.
+func TestMembershipOnEveryRequest(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.StartToken(ctx, t, "the-farm-admin-token", 0)
+	_, adminJS := p.Conn()
+	token := farmtest.Users(ctx, t, p, []string{"A", "B"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"A"}})["alice"]
+	reg, err := registry.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, proj := range []string{"A", "B"} {
+		d := registry.Device{ID: "h1/" + proj, Host: "h1", Serial: proj, Platform: "android",
+			Labels: map[string]string{"project": proj}, Health: registry.Health{State: "device"}}
+		if err := reg.PutDevice(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A run of each project, queued by the admin, with a record.
+	q, err := queue.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := records.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]queue.Run{}
+	for _, proj := range []string{"A", "B"} {
+		r, err := q.Submit(ctx, queue.Run{Project: proj, Name: proj + ".yaml", Script: []byte("tasks: []"), Pin: "nowhere/" + proj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[proj] = r
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "report.html"), []byte("<html>"+proj), 0o644)
+		if _, err := rs.Upload(ctx, r, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	nc, js, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := api.NewClient(nc, token, "")
+	refused := func(t *testing.T, err error, project, role string) {
+		t.Helper()
+		if !errors.Is(err, auth.ErrForbidden) || !strings.Contains(err.Error(), "project "+project) || !strings.Contains(err.Error(), role) {
+			t.Errorf("got %v, want a refusal naming project %s and the role %s", err, project, role)
+		}
+	}
+	ops := []struct {
+		name string
+		do   func(project string) error
+		role string
+	}{
+		{"queue", func(proj string) error {
+			_, err := c.Submit(ctx, queue.Run{Project: proj, Name: "q.yaml", Script: []byte("tasks: []"), Pin: "nowhere/x"})
+			return err
+		}, "tester"},
+		{"lease", func(proj string) error {
+			l, err := c.Lease(ctx, "h1/"+proj, "", "test")
+			if err == nil {
+				if l.Record().Holder != "alice (test)" {
+					t.Errorf("the lease's holder: %q, want alice's", l.Record().Holder)
+				}
+				l.Release(ctx)
+			}
+			return err
+		}, "tester"},
+		{"read", func(proj string) error { _, err := c.Run(ctx, runs[proj].ID); return err }, "viewer"},
+		{"cancel", func(proj string) error { _, err := c.Cancel(ctx, runs[proj].ID); return err }, "tester"},
+	}
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			if err := op.do("A"); err != nil {
+				t.Errorf("in her project A: %v", err)
+			}
+			refused(t, op.do("B"), "B", op.role)
+		})
+	}
+	t.Run("list", func(t *testing.T) {
+		got, err := c.Runs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			if r.Project != "A" || r.Script != nil {
+				t.Errorf("listed run %s of project %s (script %q): want project A's only, without scripts", r.ID, r.Project, r.Script)
+			}
+		}
+		if len(got) == 0 {
+			t.Error("no runs listed; want project A's")
+		}
+	})
+	t.Run("lease for another project", func(t *testing.T) {
+		_, err := c.Lease(ctx, "h1/B", "A", "test")
+		if !errors.Is(err, auth.ErrForbidden) || !strings.Contains(err.Error(), "serves project B only") {
+			t.Errorf("got %v, want the device's project named", err)
+		}
+	})
+
+	// The same on NATS directly: each is refused by the plane's permissions.
+	direct := []struct {
+		name string
+		do   func(ctx context.Context) error
+	}{
+		{"queue", func(ctx context.Context) error {
+			_, err := js.Publish(ctx, farm.PoolSubject("android"), []byte(runs["B"].ID))
+			return err
+		}},
+		{"write a run", func(ctx context.Context) error {
+			kv, err := js.KeyValue(ctx, farm.BucketRuns)
+			if err == nil {
+				_, err = kv.Create(ctx, "rmallory", []byte(`{"project":"B"}`))
+			}
+			return err
+		}},
+		{"lease", func(ctx context.Context) error {
+			ls, err := lease.New(ctx, js)
+			if err == nil {
+				_, err = ls.Take(ctx, "h1/B", "alice", "")
+			}
+			return err
+		}},
+		{"read B's records", func(ctx context.Context) error {
+			obs, err := js.ObjectStore(ctx, records.Bucket("B"))
+			if err == nil {
+				_, err = obs.GetBytes(ctx, runs["B"].ID+"/report.html")
+			}
+			return err
+		}},
+	}
+	for _, d := range direct {
+		t.Run("direct "+d.name, func(t *testing.T) {
+			dctx, dcancel := context.WithTimeout(ctx, 3*time.Second)
+			defer dcancel()
+			if err := d.do(dctx); err == nil {
+				t.Error("done on NATS directly; want it refused")
+			}
+		})
+	}
+	// Her own project's records she reads directly.
+	obs, err := js.ObjectStore(ctx, records.Bucket("A"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := obs.GetBytes(ctx, runs["A"].ID+"/report.html"); err != nil || string(b) != "<html>A" {
+		t.Errorf("project A's record: %q, %v", b, err)
+	}
+}
