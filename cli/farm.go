@@ -382,6 +382,6 @@ U --role R) and the hosts' join token (apex farm join-token).`,
 			return nil
 		},
 	}
-	cmd.AddCommand(newCmdFarmTokenCreate(env))
+	cmd.AddCommand(newCmdFarmTokenCreate(env), newCmdFarmTokenRevoke(env))
 	return cmd
 }

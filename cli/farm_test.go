@@ -44,7 +44,8 @@ func TestRunOnAFarmDevice(t *testing.T) {
 
 // TestFarmUsersAndTokens: with the farm's admin token, apex farm makes a
 // user, a project, the user's tester token and a join token; the user's
-// token lists devices but may not manage users.
+// token lists devices but may not manage users, and stops working once
+// apex farm token revoke revokes it.
 func TestFarmUsersAndTokens(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -82,6 +83,15 @@ func TestFarmUsersAndTokens(t *testing.T) {
 	}
 	if _, _, err := run(t, "farm", "user", "list", "--farm", url, "--token", tok); err == nil {
 		t.Error("apex farm user list with a tester's token succeeded")
+	}
+	if _, _, err := run(t, "farm", "token", "revoke", tok, "--farm", url, "--token", tok); err == nil {
+		t.Error("a tester revoked a token")
+	}
+	if out, errOut, err := run(t, "farm", "token", "revoke", "--user", "alice", "--farm", url, "--token", root); err != nil || !strings.Contains(out, "revoked 1 token") {
+		t.Fatalf("apex farm token revoke --user alice: %v\n%s%s", err, out, errOut)
+	}
+	if _, _, err := run(t, "farm", "devices", "--farm", url, "--token", tok); err == nil {
+		t.Error("apex farm devices with a revoked token succeeded")
 	}
 }
 

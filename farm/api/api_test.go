@@ -5,18 +5,21 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/nats-io/nats.go"
 )
 
 // TestMembershipOnEveryRequest: a tester of project A queues, cancels,
@@ -174,5 +177,68 @@ func TestMembershipOnEveryRequest(t *testing.T) {
 	}
 	if b, err := obs.GetBytes(ctx, runs["A"].ID+"/report.html"); err != nil || string(b) != "<html>A" {
 		t.Errorf("project A's record: %q, %v", b, err)
+	}
+}
+
+// TestRevokedTokenStopsAtOnce: revoking alice's token closes the NATS
+// connection she made with it, refuses her reconnection and her API
+// requests (also sent over someone else's connection), and is in the
+// audit log.
+func TestRevokedTokenStopsAtOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := farmtest.StartToken(ctx, t, "the-farm-admin-token", 0)
+	_, adminJS := p.Conn()
+	tokens := farmtest.Users(ctx, t, p, []string{"A"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"A"}},
+		farmtest.Member{User: "bob", Role: auth.Tester, Projects: []string{"A"}})
+	nc, _, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: tokens["alice"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	dropped := make(chan struct{}, 1)
+	nc.SetDisconnectErrHandler(func(*nats.Conn, error) {
+		select {
+		case dropped <- struct{}{}:
+		default:
+		}
+	})
+	bob, _, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: tokens["bob"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bob.Close()
+	run := queue.Run{Project: "A", Name: "a.yaml", Script: []byte("tasks: []"), Pin: "nowhere/x"}
+	if _, err := api.NewClient(nc, tokens["alice"], "").Submit(ctx, run); err != nil {
+		t.Fatalf("before the revocation: %v", err)
+	}
+	st, err := auth.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Revoke(ctx, nil, []string{"alice"}, "admin"); n != 1 || err != nil {
+		t.Fatalf("revoke alice's tokens: %d, %v", n, err)
+	}
+	select {
+	case <-dropped:
+	case <-ctx.Done():
+		t.Fatal("alice's connection stayed open after her token was revoked")
+	}
+	if c, _, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: tokens["alice"]}); err == nil {
+		c.Close()
+		t.Error("alice connected again with a revoked token")
+	}
+	if _, err := api.NewClient(bob, tokens["alice"], "").Submit(ctx, run); !errors.Is(err, auth.ErrBadToken) {
+		t.Errorf("an API request with the revoked token: %v, want ErrBadToken", err)
+	}
+	if _, err := api.NewClient(bob, tokens["bob"], "").Submit(ctx, run); err != nil {
+		t.Errorf("bob's token after alice's revocation: %v", err)
+	}
+	events, err := audit.Read(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(events, func(e audit.Event) bool { return e.Kind == audit.AdminTokenRevoked && e.Resource == "user/alice" }) {
+		t.Error("no revocation of alice's token in the audit log")
 	}
 }

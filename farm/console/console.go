@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,8 @@ type Console struct {
 	// tickets are the short-lived ones a page puts in an <img> or
 	// WebSocket address, where it cannot send a header.
 	tickets tickets
+	// live cancels the requests in flight (streams) of a token revoked.
+	live live
 }
 
 // principalKey is where a request's context keeps whom it speaks for.
@@ -117,6 +120,9 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	c.mux.HandleFunc("GET /api/records", c.recordList)
 	c.mux.HandleFunc("GET /records/{run}/{file...}", c.recordFile)
 	context.AfterFunc(ctx, c.releaseAll)
+	if err := c.auth.WatchRevoked(ctx, c.revoked); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -126,7 +132,63 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	c.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	if p.Token != "" {
+		var done func()
+		ctx, done = c.live.add(ctx, p.Token)
+		defer done()
+	}
+	c.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// revoked ends what a revoked token opened: its cached check, its
+// tickets and its requests in flight (an MJPEG stream, a WebSocket).
+func (c *Console) revoked(hash string) {
+	var sum [sha256.Size]byte
+	if _, err := hex.Decode(sum[:], []byte(hash)); err == nil {
+		c.good.Delete(sum)
+	}
+	c.tickets.revoke(hash)
+	c.live.revoke(hash)
+}
+
+// live holds the cancel funcs of requests in flight, by token hash.
+type live struct {
+	mu sync.Mutex
+	n  int
+	m  map[string]map[int]context.CancelFunc
+}
+
+func (l *live) add(ctx context.Context, hash string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]map[int]context.CancelFunc{}
+	}
+	if l.m[hash] == nil {
+		l.m[hash] = map[int]context.CancelFunc{}
+	}
+	l.n++
+	id := l.n
+	l.m[hash][id] = cancel
+	return ctx, func() {
+		cancel()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.m[hash], id)
+		if len(l.m[hash]) == 0 {
+			delete(l.m, hash)
+		}
+	}
+}
+
+func (l *live) revoke(hash string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, cancel := range l.m[hash] {
+		cancel()
+	}
 }
 
 // authorized finds whom the request speaks for; /?token=T trades the
