@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 	if f.Sim {
 		return nil, device.Target{}, nil, errors.New("--farm and --sim both given: use one")
 	}
-	ff := farmFlags{URL: f.Farm, Token: f.FarmToken}
+	ff := farmFlags{URL: f.Farm, Token: f.FarmToken, CA: os.Getenv(FarmCAEnv)}
 	c, err := ff.dial(ctx, "apex "+f.command())
 	if err != nil {
 		return nil, device.Target{}, nil, err

@@ -156,6 +156,9 @@ type ConnectOptions struct {
 	Token, Creds string
 	// Name is the client's name in the server's connection list.
 	Name string
+	// CA is a PEM file of the certificate (or its issuer's) of a control
+	// plane that serves TLS with one the system does not trust.
+	CA string
 }
 
 // Connect dials the control plane; it keeps reconnecting (to any member of
@@ -173,6 +176,9 @@ func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
 	}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))
+	}
+	if o.CA != "" {
+		opts = append(opts, nats.RootCAs(o.CA))
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {

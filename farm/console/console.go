@@ -24,6 +24,7 @@ import (
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/farm/remote"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -77,6 +78,9 @@ type Console struct {
 	tickets tickets
 	// live cancels the requests in flight (streams) of a token revoked.
 	live live
+	// fails refuses an address that sent too many wrong tokens (429 with
+	// Retry-After), as the playground does.
+	fails *httpguard.Failures
 }
 
 // principalKey is where a request's context keeps whom it speaks for.
@@ -89,7 +93,7 @@ func principal(r *http.Request) auth.Principal {
 
 // New opens the farm's assets on js.
 func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, error) {
-	c := &Console{o: o, js: js, held: map[string]held{}, mux: http.NewServeMux()}
+	c := &Console{o: o, js: js, held: map[string]held{}, mux: http.NewServeMux(), fails: httpguard.NewFailures(0, 0, nil)}
 	if c.o.Log == nil {
 		c.o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -197,7 +201,14 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 	if c.o.Token == "" {
 		return auth.Principal{User: "local", Role: auth.Admin}, true
 	}
+	if e := c.fails.Refused(r, "the farm console"); e != nil {
+		e.SetHeader(w)
+		writeError(w, http.StatusTooManyRequests, e)
+		return auth.Principal{}, false
+	}
+	presented := false // a wrong token counts against the address; none does not
 	who := func(t string) (auth.Principal, bool) {
+		presented = true
 		sum := sha256.Sum256([]byte(t))
 		if p, ok := c.good.Load(sum); ok {
 			return p.(auth.Principal), true
@@ -224,6 +235,7 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 		if p, ok := c.tickets.use(t, r.URL.Path); ok {
 			return p, true
 		}
+		presented = true
 	}
 	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		if p, ok := who(t); ok {
@@ -234,6 +246,9 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 		if p, ok := who(ck.Value); ok {
 			return p, true
 		}
+	}
+	if presented {
+		c.fails.Failed(r)
 	}
 	http.Error(w, "the farm console needs a token: open /?token=TOKEN (yours from apex farm token create, or the farm's --token), or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
 	return auth.Principal{}, false

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/records"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -33,6 +36,10 @@ type authenticator struct {
 	// hashed --token costs a bcrypt check each time.
 	rootOK sync.Map
 
+	// fails refuses an address that sent too many wrong tokens, as the
+	// console and the playground do over HTTP.
+	fails *httpguard.Failures
+
 	mu       sync.Mutex
 	projects map[string][]string            // project → members
 	conns    map[string]map[uint64]struct{} // token hash → client IDs
@@ -50,7 +57,15 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 		c.RegisterUser(&server.User{Username: o.Username})
 		return true
 	}
+	ip := ""
+	if addr, ok := c.RemoteAddress().(*net.TCPAddr); ok && addr != nil {
+		ip = addr.IP.String()
+	}
+	if a.fails.RefusedAddr(ip, "the farm") != nil {
+		return false
+	}
 	if o.Username != farm.User || o.Password == "" {
+		a.fails.FailedAddr(ip)
 		return false
 	}
 	sum := sha256.Sum256([]byte(o.Password))
@@ -66,6 +81,9 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p, err := auth.Lookup(ctx, *kv, o.Password)
+	if errors.Is(err, auth.ErrBadToken) {
+		a.fails.FailedAddr(ip)
+	}
 	if err != nil {
 		return false
 	}
