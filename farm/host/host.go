@@ -71,7 +71,12 @@ func (s *slot) openTarget(ctx context.Context, id string) (device.Driver, device
 		return nil, device.Target{}, nil, fmt.Errorf("this playground serves %s, not %s", s.reg.ID, id)
 	}
 	d, end, err := s.open(ctx, nil, nil)
-	return d, s.reg.Target(), end, err
+	if err != nil {
+		return nil, device.Target{}, nil, err
+	}
+	s.sessions.Add(1)
+	var once sync.Once
+	return d, s.reg.Target(), func() { once.Do(func() { s.sessions.Add(-1); end() }) }, nil
 }
 
 // Agent is a running host agent.
@@ -163,6 +168,11 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	a.slots = nil
 	if err := a.watchCancels(ctx); err != nil {
 		return fmt.Errorf("host: subscribe to cancels: %w", err)
+	}
+	if o.Playground != nil {
+		if err := a.closeLapsed(ctx); err != nil {
+			return fmt.Errorf("host: watch the leases: %w", err)
+		}
 	}
 	if err := a.addSlots(ctx, initial); err != nil {
 		return err
