@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,16 +103,15 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		}
 		rctx, cancel := context.WithTimeout(ctx, farmWait)
 		// A refusal is final; a cluster electing leaders answers again soon.
-		var refused error
 		err = farm.Retry(rctx, func(ctx context.Context) (err error) {
 			runs[i], err = c.api.Submit(ctx, r)
 			if errors.Is(err, auth.ErrForbidden) || errors.Is(err, auth.ErrBadToken) {
-				refused, err = err, nil
+				return farm.Permanent(err)
 			}
 			return err
 		})
 		cancel()
-		if err = cmp.Or(refused, err); err != nil {
+		if err != nil {
 			return err
 		}
 		if !env.JSON {

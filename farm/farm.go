@@ -121,7 +121,8 @@ func PoolConsumer(platform string) jetstream.ConsumerConfig {
 }
 
 // Retry calls f until it succeeds or ctx ends; a JetStream cluster answers
-// "no leader" or times out while it elects one.
+// "no leader" or times out while it elects one. An error f marks
+// Permanent ends it at once.
 func Retry(ctx context.Context, f func(context.Context) error) error {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
@@ -132,6 +133,9 @@ func Retry(ctx context.Context, f func(context.Context) error) error {
 		if err == nil {
 			return nil
 		}
+		if p := (permanent{}); errors.As(err, &p) {
+			return p.error
+		}
 		select {
 		case <-ctx.Done():
 			return errors.Join(err, ctx.Err())
@@ -139,6 +143,12 @@ func Retry(ctx context.Context, f func(context.Context) error) error {
 		}
 	}
 }
+
+// Permanent marks an error that trying again does not mend (a refusal):
+// Retry returns it (unmarked) at once.
+func Permanent(err error) error { return permanent{err} }
+
+type permanent struct{ error }
 
 // keyEncoding keeps any device ID or serial (with ':' or '/') inside the
 // characters KV keys allow, one subject token long.
