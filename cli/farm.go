@@ -306,7 +306,11 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	if ho.Playground, err = farmPlayground(ctx, env, pst, engine); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
+	// Said once the phones are registered: apex farm devices lists them
+	// from then on.
+	ho.Ready = func() {
+		fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
+	}
 	return host.Run(ctx, js, ho)
 }
 

@@ -59,7 +59,10 @@ type Options struct {
 	// device (its id, if not "", must be the device's), as
 	// server.Options.Open does.
 	Playground func(dev registry.Device, open OpenFunc) http.Handler
-	Log        *slog.Logger
+	// Ready, when set, is called once the host and the devices it found
+	// at start are registered and serve: a farm lists them from then on.
+	Ready func()
+	Log   *slog.Logger
 }
 
 // OpenFunc opens a device for a playground session.
@@ -176,6 +179,14 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	}
 	if err := a.addSlots(ctx, initial); err != nil {
 		return err
+	}
+	if len(initial) == 0 { // addSlots registered nothing: register the host
+		if err := a.beat(ctx); err != nil {
+			return fmt.Errorf("host: register: %w", err)
+		}
+	}
+	if o.Ready != nil {
+		o.Ready()
 	}
 	a.wg.Go(func() { a.heartbeat(ctx) })
 	if len(o.Devices) > 0 {
