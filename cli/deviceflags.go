@@ -148,4 +148,6 @@ func leaseError(err error) error {
 const (
 	FarmEnv      = "APEX_FARM"
 	FarmTokenEnv = "APEX_FARM_TOKEN"
+	// FarmCAEnv names the certificate a farm serving TLS is trusted by.
+	FarmCAEnv = "APEX_FARM_CA"
 )

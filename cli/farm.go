@@ -16,6 +16,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
@@ -24,6 +25,7 @@ import (
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/script"
@@ -36,17 +38,18 @@ import (
 
 // farmFlags say how a command reaches the farm's control plane.
 type farmFlags struct {
-	URL, Token, Creds string
+	URL, Token, Creds, CA string
 }
 
 func (f *farmFlags) register(cmd *cobra.Command, urlFlag string) {
 	cmd.Flags().StringVar(&f.URL, urlFlag, os.Getenv(FarmEnv), "the farm's control plane: nats://HOST:4222, comma-separated for a cluster (default $"+FarmEnv+")")
 	cmd.Flags().StringVar(&f.Token, "token", os.Getenv(FarmTokenEnv), "your farm token (apex farm token create; a host's from apex farm join-token; the admin's as given to apex farm serve --token) (default $"+FarmTokenEnv+")")
 	cmd.Flags().StringVar(&f.Creds, "creds", "", "NATS credentials file, for a farm on an existing NATS deployment")
+	cmd.Flags().StringVar(&f.CA, "tls-ca", os.Getenv(FarmCAEnv), "trust this certificate (PEM) of a farm serving TLS (apex farm serve --tls-cert) (default $"+FarmCAEnv+")")
 }
 
 func (f *farmFlags) connect(name string) (*nats.Conn, jetstream.JetStream, error) {
-	return farm.Connect(farm.ConnectOptions{URL: f.URL, Token: f.Token, Creds: f.Creds, Name: name})
+	return farm.Connect(farm.ConnectOptions{URL: f.URL, Token: f.Token, Creds: f.Creds, CA: f.CA, Name: name})
 }
 
 // farmClient is a connection to the farm with its queue, leases and
@@ -57,6 +60,9 @@ type farmClient struct {
 	q      *queue.Queue
 	leases *lease.Leaser
 	reg    *registry.Registry
+	// api queues, cancels, leases and reads runs: what acts on a project
+	// goes through the control plane's membership check.
+	api *api.Client
 }
 
 func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) {
@@ -64,7 +70,7 @@ func (f *farmFlags) dial(ctx context.Context, name string) (*farmClient, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &farmClient{nc: nc, js: js}
+	c := &farmClient{nc: nc, js: js, api: api.NewClient(nc, f.Token, farmActor())}
 	// A cluster that lost a member answers again once it has elected
 	// new leaders.
 	rctx, cancel := context.WithTimeout(ctx, farmWait)
@@ -121,6 +127,8 @@ type farmServeOptions struct {
 	NATS                      farmFlags // --nats: use an existing NATS deployment
 	Replicas                  int
 	LeaseTTL, HeartbeatTTL    time.Duration
+	// TLS serves the console and the NATS client port over TLS.
+	TLS httpguard.TLS
 }
 
 func newCmdFarmServe(env *Env) *cobra.Command {
@@ -158,6 +166,8 @@ tokens and the hosts' join token (apex farm user|project|token create|join-token
 	f.IntVar(&o.Replicas, "replicas", 0, "replicas of every stream and bucket (default 1, or 3 with --cluster)")
 	f.DurationVar(&o.LeaseTTL, "lease-ttl", 30*time.Second, "how long a lease lives without renewal (whole seconds; holders renew every third)")
 	f.DurationVar(&o.HeartbeatTTL, "heartbeat-ttl", 15*time.Second, "how long a host stays registered without a heartbeat (hosts beat every third)")
+	f.StringVar(&o.TLS.CertFile, "tls-cert", "", "serve the console (HTTPS) and the NATS client port (tls://) with this certificate (PEM; with --tls-key); clients trust it with --tls-ca")
+	f.StringVar(&o.TLS.KeyFile, "tls-key", "", "the private key of --tls-cert (PEM)")
 	return cmd
 }
 
@@ -174,10 +184,15 @@ func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
 		if err := farm.Provision(ctx, j, cfg); err != nil {
 			return err
 		}
+		// The farm's tokens are not in use on an existing NATS: its
+		// credentials say who may do what.
+		if err := api.Serve(ctx, j, api.Options{Log: env.Log}); err != nil {
+			return err
+		}
 		js, url = j, o.NATS.URL
 	} else {
 		p, err := plane.Start(ctx, plane.Options{Name: o.Name, DataDir: o.Data, Listen: o.Listen, Token: o.Token,
-			Cluster: o.Cluster, Routes: o.Routes, Farm: cfg, Log: env.Log})
+			Cluster: o.Cluster, Routes: o.Routes, Farm: cfg, TLS: o.TLS, Log: env.Log})
 		if err != nil {
 			return err
 		}
@@ -200,11 +215,11 @@ func farmServe(ctx context.Context, env *Env, o *farmServeOptions) error {
 	go recs.Keep(ctx, time.Minute, env.Log)
 	fmt.Fprintf(env.Out, "apex farm: serving on %s (lease TTL %v)\n", url, leases.TTL())
 	if o.HTTP != "" {
-		addr, err := serveConsole(ctx, js, o.HTTP, o.Token, env)
+		addr, err := serveConsole(ctx, js, o.HTTP, o.Token, o.TLS, env)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Out, "apex farm: console on http://%s/\n", addr)
+		fmt.Fprintf(env.Out, "apex farm: console on %s://%s/\n", o.TLS.Scheme(), addr)
 	}
 	fmt.Fprintf(env.Err, "apex farm: hosts join with: apex farm host --join %s --sim N; press Ctrl-C to stop\n", url)
 	q.Reaper(ctx, leases, max(leases.TTL()/3, 250*time.Millisecond), func(err error) { env.Log.Warn("reap", "err", err) })
@@ -292,7 +307,11 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	if ho.Playground, err = farmPlayground(ctx, env, pst, engine, transport); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
+	// Said once the phones are registered: apex farm devices lists them
+	// from then on.
+	ho.Ready = func() {
+		fmt.Fprintf(env.Err, "apex farm host: serving its phones to %s; press Ctrl-C to stop\n", o.Join.URL)
+	}
 	return host.Run(ctx, js, ho)
 }
 
@@ -332,7 +351,7 @@ func farmPlayground(ctx context.Context, env *Env, st *store.Store, engine ocr.E
 
 // serveConsole serves the web console on addr until ctx ends; it returns
 // the address it listens on.
-func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token string, env *Env) (string, error) {
+func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token string, tlsFiles httpguard.TLS, env *Env) (string, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", fmt.Errorf("--http %q: %w: give HOST:PORT", addr, err)
@@ -347,6 +366,9 @@ func serveConsole(ctx context.Context, js jetstream.JetStream, addr, token strin
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("--http: %w", err)
+	}
+	if ln, err = tlsFiles.Listen(ln); err != nil {
+		return "", err
 	}
 	srv := &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -377,6 +399,6 @@ U --role R) and the hosts' join token (apex farm join-token).`,
 			return nil
 		},
 	}
-	cmd.AddCommand(newCmdFarmTokenCreate(env))
+	cmd.AddCommand(newCmdFarmTokenCreate(env), newCmdFarmTokenRevoke(env))
 	return cmd
 }

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -136,6 +137,32 @@ func newCmdFarmTokenCreate(env *Env) *cobra.Command {
 	cmd.Flags().StringVar(&user, "user", "", "the user the token speaks for (apex farm user add)")
 	cmd.Flags().StringVar(&role, "role", "tester", "viewer, tester or admin")
 	cmd.MarkFlagRequired("user")
+	return cmd
+}
+
+// newCmdFarmTokenRevoke is `apex farm token revoke`.
+func newCmdFarmTokenRevoke(env *Env) *cobra.Command {
+	var ff farmFlags
+	var users []string
+	cmd := adminCmd("revoke [TOKEN…]", "Revoke tokens (users' or join tokens), or every token of --user: they stop working at once", cobra.ArbitraryArgs, &ff,
+		func(ctx context.Context, st *auth.Store, args []string) error {
+			if len(args) == 0 && len(users) == 0 {
+				return errors.New("name the tokens to revoke, or give --user NAME to revoke all of a user's")
+			}
+			n, err := st.Revoke(ctx, args, users, farmActor())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Out, "revoked %d token(s): their connections are closed and their requests refused\n", n)
+			return nil
+		})
+	cmd.Long = `Revoke tokens: each stops working at once on every face. The control plane
+closes the NATS connections made with it (and refuses them when they come
+back), the farm API refuses its requests, and the console ends its sessions,
+tickets and open streams. Each revocation is in the audit log.`
+	cmd.Example = `  apex farm token revoke apexu_0123…
+  apex farm token revoke --user alice`
+	cmd.Flags().StringArrayVar(&users, "user", nil, "revoke every token of this user (repeatable)")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 	if f.Sim {
 		return nil, device.Target{}, nil, errors.New("--farm and --sim both given: use one")
 	}
-	ff := farmFlags{URL: f.Farm, Token: f.FarmToken}
+	ff := farmFlags{URL: f.Farm, Token: f.FarmToken, CA: os.Getenv(FarmCAEnv)}
 	c, err := ff.dial(ctx, "apex "+f.command())
 	if err != nil {
 		return nil, device.Target{}, nil, err
@@ -39,7 +40,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 		c.Close()
 		return nil, device.Target{}, nil, fmt.Errorf("no farm device matches %q (see apex farm devices --farm %s)", f.ID, f.Farm)
 	}
-	h := &farmDevices{c: c, who: farmActor() + " (" + f.command() + ")"}
+	h := &farmDevices{c: c, command: f.command()}
 	deadline := time.Now().Add(f.Wait)
 	for {
 		var held error

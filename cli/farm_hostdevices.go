@@ -15,8 +15,8 @@ import (
 // the driver releases the lease. Every call travels to the device's host
 // with the lease's fence.
 type farmDevices struct {
-	c   *farmClient
-	who string // the holder named in the lease
+	c       *farmClient
+	command string // what holds the lease, e.g. "apex run"
 }
 
 var _ device.Host = (*farmDevices)(nil)
@@ -37,9 +37,11 @@ func (h *farmDevices) Targets(ctx context.Context) ([]device.Target, error) {
 	return out, nil
 }
 
-// Open leases farm device id (lease.ErrHeld while someone else holds it).
+// Open leases farm device id through the farm API, which checks that the
+// caller drives the device's project (lease.ErrHeld while someone else
+// holds it).
 func (h *farmDevices) Open(ctx context.Context, id string) (device.Driver, error) {
-	l, err := h.c.leases.Acquire(ctx, id, h.who, "")
+	l, err := h.c.api.Lease(ctx, id, "", h.command)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func newCmdFarmRuns(env *Env) *cobra.Command {
 				return err
 			}
 			defer c.Close()
-			runs, err := c.q.List(cmd.Context())
+			runs, err := c.api.Runs(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,9 @@ their project's retention says (apex farm retention).`,
 			if err != nil {
 				return err
 			}
-			r, err := rs.Run(ctx, args[0])
+			// Asked through the API: a run of a project the caller may not
+			// see is refused, saying so.
+			r, err := c.api.Run(ctx, args[0])
 			if err != nil {
 				return err
 			}

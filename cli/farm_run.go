@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/script"
@@ -97,14 +98,20 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 	if err != nil {
 		return err
 	}
-	q := c.q
 	for i, r := range runs {
 		r.ID, r.Apps = queue.NewID(), apps
 		if pin != nil {
 			r.Pin, r.Platform = pin.ID, pin.Platform
 		}
 		rctx, cancel := context.WithTimeout(ctx, farmWait)
-		err = farm.Retry(rctx, func(ctx context.Context) (err error) { runs[i], err = q.Submit(ctx, r); return err })
+		// A refusal is final; a cluster electing leaders answers again soon.
+		err = farm.Retry(rctx, func(ctx context.Context) (err error) {
+			runs[i], err = c.api.Submit(ctx, r)
+			if errors.Is(err, auth.ErrForbidden) || errors.Is(err, auth.ErrBadToken) {
+				return farm.Permanent(err)
+			}
+			return err
+		})
 		cancel()
 		if err != nil {
 			return err
@@ -122,7 +129,7 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 	failed := 0
 	var final []queue.Run
 	for _, r := range runs {
-		end, err := followRun(ctx, env, q, r)
+		end, err := followRun(ctx, env, c, r)
 		if err != nil {
 			return err
 		}
@@ -175,7 +182,8 @@ func pinDevice(ctx context.Context, c *farmClient, query string) (*registry.Devi
 }
 
 // followRun prints run r's events until it ends, following its retries.
-func followRun(ctx context.Context, env *Env, q *queue.Queue, r queue.Run) (queue.Run, error) {
+func followRun(ctx context.Context, env *Env, c *farmClient, r queue.Run) (queue.Run, error) {
+	q := c.q
 	for {
 		err := q.Follow(ctx, r.ID, func(e queue.Event) bool {
 			if !env.JSON {
@@ -198,7 +206,7 @@ func followRun(ctx context.Context, env *Env, q *queue.Queue, r queue.Run) (queu
 		if !env.JSON {
 			fmt.Fprintf(env.Out, "%s\tlost: %s\n", r.ID, r.Reason)
 		}
-		if r, err = q.Get(ctx, r.RetriedBy); err != nil {
+		if r, err = c.api.Run(ctx, r.RetriedBy); err != nil {
 			return r, err
 		}
 	}
@@ -354,7 +362,7 @@ func newCmdFarmCancel(env *Env) *cobra.Command {
 			defer c.Close()
 			var errs []error
 			for _, id := range args {
-				r, err := c.q.Cancel(cmd.Context(), id, farmActor())
+				r, err := c.api.Cancel(cmd.Context(), id)
 				if err != nil {
 					errs = append(errs, err)
 					continue

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
@@ -42,7 +44,8 @@ func TestRunOnAFarmDevice(t *testing.T) {
 
 // TestFarmUsersAndTokens: with the farm's admin token, apex farm makes a
 // user, a project, the user's tester token and a join token; the user's
-// token lists devices but may not manage users.
+// token lists devices but may not manage users, and stops working once
+// apex farm token revoke revokes it.
 func TestFarmUsersAndTokens(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -80,6 +83,15 @@ func TestFarmUsersAndTokens(t *testing.T) {
 	}
 	if _, _, err := run(t, "farm", "user", "list", "--farm", url, "--token", tok); err == nil {
 		t.Error("apex farm user list with a tester's token succeeded")
+	}
+	if _, _, err := run(t, "farm", "token", "revoke", tok, "--farm", url, "--token", tok); err == nil {
+		t.Error("a tester revoked a token")
+	}
+	if out, errOut, err := run(t, "farm", "token", "revoke", "--user", "alice", "--farm", url, "--token", root); err != nil || !strings.Contains(out, "revoked 1 token") {
+		t.Fatalf("apex farm token revoke --user alice: %v\n%s%s", err, out, errOut)
+	}
+	if _, _, err := run(t, "farm", "devices", "--farm", url, "--token", tok); err == nil {
+		t.Error("apex farm devices with a revoked token succeeded")
 	}
 }
 
@@ -179,5 +191,74 @@ func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
 	}
 	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app list") {
 		t.Errorf("--app with another project's name: %v, want an error pointing at apex farm app list", err)
+	}
+}
+
+// TestFarmProjectMembership: with a tester's token of project A, apex farm
+// run, cancel and report and apex run --farm work in A and are refused in
+// project B, each saying which project and what role it needs.
+func TestFarmProjectMembership(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const root = "the-farm-admin-token"
+	p := farmtest.StartToken(ctx, t, root, 0)
+	_, js := p.Conn()
+	for _, proj := range []string{"A", "B"} {
+		farmtest.StartHost(ctx, t, js, host.Options{ID: "h" + proj, Sim: 1, RunsDir: t.TempDir(), Labels: map[string]string{"project": proj}})
+	}
+	farmtest.WaitDevices(ctx, t, p, 2)
+	tok := farmtest.Users(ctx, t, p, []string{"A", "B"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"A"}})["alice"]
+	file := filepath.Join(t.TempDir(), "wifi.yaml")
+	os.WriteFile(file, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n"), 0o644)
+	farmArgs := []string{"--farm", p.ClientURL(), "--token", tok}
+	// One run of each project, queued and finished by the admin.
+	ids := map[string]string{}
+	for _, proj := range []string{"A", "B"} {
+		out, errOut, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--token", root, "--project", proj, "--follow", file)
+		if err != nil {
+			t.Fatalf("the admin's run in %s: %v\n%s%s", proj, err, out, errOut)
+		}
+		ids[proj], _, _ = strings.Cut(out, "\t")
+	}
+	tests := []struct {
+		name string
+		args func(proj string) []string
+		role string
+	}{
+		{"queue", func(proj string) []string { return []string{"farm", "run", "--project", proj, file} }, "tester"},
+		{"cancel", func(proj string) []string { return []string{"farm", "cancel", ids[proj]} }, "tester"},
+		{"read", func(proj string) []string {
+			return []string{"farm", "report", ids[proj], "--out", filepath.Join(t.TempDir(), proj)}
+		}, "viewer"},
+		{"lease", func(proj string) []string {
+			// A's phone may still run the run queued above.
+			return []string{"run", "--device", "h" + proj + "/sim-1", "--wait-device", "1m", "--report-dir", t.TempDir(), file}
+		}, "tester"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			farmArgs := farmArgs
+			if tt.args("A")[0] == "run" { // apex run takes the token from the environment only
+				t.Setenv(FarmTokenEnv, tok)
+				farmArgs = farmArgs[:2]
+			}
+			out, errOut, err := run(t, append(tt.args("A"), farmArgs...)...)
+			// Canceling an ended run fails for that reason, not for the project.
+			if err != nil && !(tt.name == "cancel" && strings.Contains(err.Error(), "already ended")) {
+				t.Errorf("in project A: %v\n%s%s", err, out, errOut)
+			}
+			out, errOut, err = run(t, append(tt.args("B"), farmArgs...)...)
+			if err == nil {
+				t.Fatalf("in project B: done, want refused\n%s%s", out, errOut)
+			}
+			// apex run reports a script's device error with the script.
+			if said := err.Error() + out + errOut; !strings.Contains(said, "project B") || !strings.Contains(said, tt.role) {
+				t.Errorf("in project B: %v, want a refusal naming project B and the role %s\n%s%s", err, tt.role, out, errOut)
+			}
+		})
+	}
+	out, _, err := run(t, append([]string{"farm", "runs"}, farmArgs...)...)
+	if err != nil || !strings.Contains(out, ids["A"]) || strings.Contains(out, ids["B"]) {
+		t.Errorf("apex farm runs lists A's runs only: %v\n%s", err, out)
 	}
 }

@@ -205,7 +205,7 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 		if err != nil {
 			return nil, nil, err
 		}
-		hosts, closeFarm = append(hosts, &farmDevices{c: c, who: farmActor() + " (mcp)"}), c.Close
+		hosts, closeFarm = append(hosts, &farmDevices{c: c, command: "mcp"}), c.Close
 	}
 	if !opts.Sim {
 		return hosts, closeFarm, nil

@@ -20,10 +20,7 @@ import (
 type walkStep struct {
 	want  string // the output must contain this
 	serve bool   // it serves until stopped: start it, wait for want, keep it running
-	// poll runs it again until want shows (up to a minute): what it reads
-	// is registered asynchronously by a process started before it.
-	poll bool
-	skip string // not run, and why
+	skip  string // not run, and why
 }
 
 // readmeWalk has one entry per command in the README's sh blocks, in any
@@ -77,7 +74,7 @@ var docsWalk = map[string]walkStep{
 	"apex farm serve --data farm-data &":                    {want: "apex farm: serving on nats://", serve: true},
 	"apex farm host --join nats://127.0.0.1:4222 --sim 4 &": {want: "serving its phones to nats://127.0.0.1:", serve: true},
 	"export APEX_FARM=nats://127.0.0.1:4222":                {},
-	"apex farm devices":                                     {want: "/sim-4  device", poll: true},
+	"apex farm devices":                                     {want: "/sim-4  device"},
 	"apex farm run --follow examples/settings-toggle.yaml":  {want: "\tpassed\tsettings-toggle.yaml (report: "},
 	"apex farm runs":                                        {want: "passed  default  settings-toggle.yaml"},
 	"apex playground --sim":                                 {want: "Apex playground: http://127.0.0.1:", serve: true},
@@ -305,12 +302,6 @@ func TestNewcomerWalk(t *testing.T) {
 				cmd.Dir, cmd.Env = work, docEnv
 				cmd.Stdin = strings.NewReader("") // apex mcp reads stdin until it ends
 				out, err := cmd.CombinedOutput()
-				for deadline := time.Now().Add(time.Minute); step.poll && (err != nil || !strings.Contains(string(out), step.want)) && time.Now().Before(deadline); {
-					time.Sleep(500 * time.Millisecond) // a poll with a deadline: the host registers its phones after it says so
-					cmd = exec.CommandContext(ctx, "bash", "-c", line)
-					cmd.Dir, cmd.Env = work, docEnv
-					out, err = cmd.CombinedOutput()
-				}
 				if err != nil || !strings.Contains(string(out), step.want) {
 					t.Fatalf("%s: %v; want output containing %q:\n%s", line, err, step.want, out)
 				}

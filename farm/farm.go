@@ -121,7 +121,8 @@ func PoolConsumer(platform string) jetstream.ConsumerConfig {
 }
 
 // Retry calls f until it succeeds or ctx ends; a JetStream cluster answers
-// "no leader" or times out while it elects one.
+// "no leader" or times out while it elects one. An error f marks
+// Permanent ends it at once.
 func Retry(ctx context.Context, f func(context.Context) error) error {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
@@ -132,6 +133,9 @@ func Retry(ctx context.Context, f func(context.Context) error) error {
 		if err == nil {
 			return nil
 		}
+		if p := (permanent{}); errors.As(err, &p) {
+			return p.error
+		}
 		select {
 		case <-ctx.Done():
 			return errors.Join(err, ctx.Err())
@@ -139,6 +143,12 @@ func Retry(ctx context.Context, f func(context.Context) error) error {
 		}
 	}
 }
+
+// Permanent marks an error that trying again does not mend (a refusal):
+// Retry returns it (unmarked) at once.
+func Permanent(err error) error { return permanent{err} }
+
+type permanent struct{ error }
 
 // keyEncoding keeps any device ID or serial (with ':' or '/') inside the
 // characters KV keys allow, one subject token long.
@@ -156,6 +166,9 @@ type ConnectOptions struct {
 	Token, Creds string
 	// Name is the client's name in the server's connection list.
 	Name string
+	// CA is a PEM file of the certificate (or its issuer's) of a control
+	// plane that serves TLS with one the system does not trust.
+	CA string
 }
 
 // Connect dials the control plane; it keeps reconnecting (to any member of
@@ -173,6 +186,9 @@ func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
 	}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))
+	}
+	if o.CA != "" {
+		opts = append(opts, nats.RootCAs(o.CA))
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {

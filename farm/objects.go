@@ -4,23 +4,68 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // ObjectStore opens an object-store bucket, creating it on first use with as
 // many replicas as the farm's other assets: stores made per project (run
 // records) cannot be provisioned ahead. A cluster busy electing leaders
-// is asked again for up to objectStoreWait.
+// is asked again for up to objectStoreWait; a connection whose
+// permissions deny the bucket fails at once, with an error wrapping
+// nats.ErrPermissionViolation.
 func ObjectStore(ctx context.Context, js jetstream.JetStream, bucket, description string) (obs jetstream.ObjectStore, err error) {
 	rctx, cancel := context.WithTimeout(ctx, objectStoreWait)
 	defer cancel()
 	err = Retry(rctx, func(ctx context.Context) error {
-		obs, err = objectStore(ctx, js, bucket, description)
+		dctx, denied := watchDenied(ctx, js.Conn(), "OBJ_"+bucket)
+		obs, err = objectStore(dctx, js, bucket, description)
+		if d := denied(); d != nil {
+			return Permanent(fmt.Errorf("farm: object store %s: %w (your token's role or projects do not allow it: ask an admin)", bucket, d))
+		}
 		return err
 	})
 	return obs, err
+}
+
+// watchDenied returns ctx canceled as soon as the server tells nc it may
+// not publish to a subject containing what — NATS answers a denied
+// request with an error on the connection, not to the request, which
+// would otherwise wait for its timeout — and a func that ends the watch
+// and returns that error, if any.
+func watchDenied(ctx context.Context, nc *nats.Conn, what string) (context.Context, func() error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	before := nc.LastError()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := nc.LastError(); err != before && errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), what) {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() error {
+		close(done)
+		err := context.Cause(ctx)
+		cancel(nil)
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			return err
+		}
+		return nil
+	}
 }
 
 // objectStoreWait bounds how long ObjectStore keeps asking.

@@ -28,6 +28,7 @@ const (
 	AdminMemberAdded      = "admin.member_added"
 	AdminTokenCreated     = "admin.token_created"
 	AdminJoinTokenCreated = "admin.join_token_created"
+	AdminTokenRevoked     = "admin.token_revoked"
 )
 
 // Event is one entry. Resource is what a lease holds (a device ID, or a

@@ -84,6 +84,9 @@ type Principal struct {
 	User string `json:"user,omitempty"`
 	Role Role   `json:"role,omitempty"`
 	Host bool   `json:"host,omitempty"`
+	// Token is the hash of the token that spoke, empty for the farm's
+	// own --token: what a revocation names (Store.WatchRevoked).
+	Token string `json:"-"`
 }
 
 // ErrForbidden matches (errors.Is) every refusal of Allow.
@@ -296,7 +299,74 @@ func Lookup(ctx context.Context, kv jetstream.KeyValue, token string) (Principal
 	if err := json.Unmarshal(e.Value(), &t); err != nil {
 		return Principal{}, fmt.Errorf("auth: token record: %w", err)
 	}
-	return Principal{User: t.User, Role: t.Role, Host: t.Host}, nil
+	return Principal{User: t.User, Role: t.Role, Host: t.Host, Token: t.Hash}, nil
+}
+
+// Revoke deletes tokens (given as the tokens themselves) and every token
+// of users, so that they stop working at once: the plane drops the NATS
+// connections made with them, the farm API and the console refuse them
+// (see WatchRevoked). It returns how many tokens it revoked.
+func (s *Store) Revoke(ctx context.Context, tokens, users []string, actor string) (int, error) {
+	var hashes []string
+	for _, t := range tokens {
+		hashes = append(hashes, Hash(t))
+	}
+	if len(users) > 0 {
+		all, err := list[Token](ctx, s.kv, "token.", func(a, b Token) bool { return a.Hash < b.Hash })
+		if err != nil {
+			return 0, fmt.Errorf("auth: list tokens: %w", err)
+		}
+		for _, t := range all {
+			if slices.Contains(users, t.User) {
+				hashes = append(hashes, t.Hash)
+			}
+		}
+	}
+	n := 0
+	for _, h := range hashes {
+		e, err := s.kv.Get(ctx, "token."+h)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("auth: revoke a token: %w", err)
+		}
+		var t Token
+		json.Unmarshal(e.Value(), &t)
+		if err := s.kv.Delete(ctx, "token."+h); err != nil {
+			return n, fmt.Errorf("auth: revoke a token: %w", err)
+		}
+		n++
+		who := "user/" + t.User
+		if t.Host {
+			who = "join-token"
+		}
+		if err := audit.Log(ctx, s.js, audit.Event{Kind: audit.AdminTokenRevoked, Actor: actor, Resource: who, Detail: h[:12]}); err != nil {
+			return n, err
+		}
+	}
+	if n == 0 {
+		return 0, errors.New("auth: no such token (it may be revoked already)")
+	}
+	return n, nil
+}
+
+// WatchRevoked calls fn with the hash of each token revoked from now on,
+// until ctx ends.
+func (s *Store) WatchRevoked(ctx context.Context, fn func(hash string)) error {
+	w, err := s.kv.Watch(ctx, "token.*", jetstream.UpdatesOnly())
+	if err != nil {
+		return fmt.Errorf("auth: watch tokens: %w", err)
+	}
+	go func() {
+		defer w.Stop()
+		for e := range w.Updates() {
+			if e != nil && e.Operation() != jetstream.KeyValuePut {
+				fn(strings.TrimPrefix(e.Key(), "token."))
+			}
+		}
+	}()
+	return nil
 }
 
 // Allow answers whether p may do action a on project: an admin may do
@@ -312,14 +382,16 @@ func (s *Store) Allow(ctx context.Context, p Principal, a Action, project string
 		return fmt.Errorf("%w: a host's join token cannot %s project %s", ErrForbidden, a, project)
 	}
 	if p.Role < a.needs() {
-		return fmt.Errorf("%w: %s is a %s and cannot %s: ask an admin for a %s token", ErrForbidden, p.User, p.Role, a, a.needs())
+		return fmt.Errorf("%w: %s is a %s and cannot %s project %s: that needs a %s token (ask an admin: apex farm token create --user %s --role %s)",
+			ErrForbidden, p.User, p.Role, a, project, a.needs(), p.User, a.needs())
 	}
 	pr, _, err := s.Project(ctx, project)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrForbidden, err)
 	}
 	if !slices.Contains(pr.Members, p.User) {
-		return fmt.Errorf("%w: %s is not a member of project %s: ask an admin (apex farm project member add %s %s)", ErrForbidden, p.User, project, project, p.User)
+		return fmt.Errorf("%w: %s is not a member of project %s: to %s it, a %s must be a member (ask an admin: apex farm project member add %s %s)",
+			ErrForbidden, p.User, project, a, a.needs(), project, p.User)
 	}
 	return nil
 }

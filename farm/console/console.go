@@ -4,10 +4,10 @@
 package console
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,12 +17,14 @@ import (
 	"sync"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/farm/remote"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -74,6 +76,11 @@ type Console struct {
 	// tickets are the short-lived ones a page puts in an <img> or
 	// WebSocket address, where it cannot send a header.
 	tickets tickets
+	// live cancels the requests in flight (streams) of a token revoked.
+	live live
+	// fails refuses an address that sent too many wrong tokens (429 with
+	// Retry-After), as the playground does.
+	fails *httpguard.Failures
 }
 
 // principalKey is where a request's context keeps whom it speaks for.
@@ -86,7 +93,7 @@ func principal(r *http.Request) auth.Principal {
 
 // New opens the farm's assets on js.
 func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, error) {
-	c := &Console{o: o, js: js, held: map[string]held{}, mux: http.NewServeMux()}
+	c := &Console{o: o, js: js, held: map[string]held{}, mux: http.NewServeMux(), fails: httpguard.NewFailures(0, 0, nil)}
 	if c.o.Log == nil {
 		c.o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -117,6 +124,9 @@ func New(ctx context.Context, js jetstream.JetStream, o Options) (*Console, erro
 	c.mux.HandleFunc("GET /api/records", c.recordList)
 	c.mux.HandleFunc("GET /records/{run}/{file...}", c.recordFile)
 	context.AfterFunc(ctx, c.releaseAll)
+	if err := c.auth.WatchRevoked(ctx, c.revoked); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -126,7 +136,63 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	c.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	if p.Token != "" {
+		var done func()
+		ctx, done = c.live.add(ctx, p.Token)
+		defer done()
+	}
+	c.mux.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// revoked ends what a revoked token opened: its cached check, its
+// tickets and its requests in flight (an MJPEG stream, a WebSocket).
+func (c *Console) revoked(hash string) {
+	var sum [sha256.Size]byte
+	if _, err := hex.Decode(sum[:], []byte(hash)); err == nil {
+		c.good.Delete(sum)
+	}
+	c.tickets.revoke(hash)
+	c.live.revoke(hash)
+}
+
+// live holds the cancel funcs of requests in flight, by token hash.
+type live struct {
+	mu sync.Mutex
+	n  int
+	m  map[string]map[int]context.CancelFunc
+}
+
+func (l *live) add(ctx context.Context, hash string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]map[int]context.CancelFunc{}
+	}
+	if l.m[hash] == nil {
+		l.m[hash] = map[int]context.CancelFunc{}
+	}
+	l.n++
+	id := l.n
+	l.m[hash][id] = cancel
+	return ctx, func() {
+		cancel()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.m[hash], id)
+		if len(l.m[hash]) == 0 {
+			delete(l.m, hash)
+		}
+	}
+}
+
+func (l *live) revoke(hash string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, cancel := range l.m[hash] {
+		cancel()
+	}
 }
 
 // authorized finds whom the request speaks for; /?token=T trades the
@@ -135,7 +201,14 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 	if c.o.Token == "" {
 		return auth.Principal{User: "local", Role: auth.Admin}, true
 	}
+	if e := c.fails.Refused(r, "the farm console"); e != nil {
+		e.SetHeader(w)
+		writeError(w, http.StatusTooManyRequests, e)
+		return auth.Principal{}, false
+	}
+	presented := false // a wrong token counts against the address; none does not
 	who := func(t string) (auth.Principal, bool) {
+		presented = true
 		sum := sha256.Sum256([]byte(t))
 		if p, ok := c.good.Load(sum); ok {
 			return p.(auth.Principal), true
@@ -162,6 +235,7 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 		if p, ok := c.tickets.use(t, r.URL.Path); ok {
 			return p, true
 		}
+		presented = true
 	}
 	if t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		if p, ok := who(t); ok {
@@ -172,6 +246,9 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request) (auth.Princ
 		if p, ok := who(ck.Value); ok {
 			return p, true
 		}
+	}
+	if presented {
+		c.fails.Failed(r)
 	}
 	http.Error(w, "the farm console needs a token: open /?token=TOKEN (yours from apex farm token create, or the farm's --token), or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
 	return auth.Principal{}, false
@@ -256,12 +333,9 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, err)
 		return
 	}
-	project := r.URL.Query().Get("project")
-	if project == "" {
-		project = cmp.Or(dev.Labels["project"], "default")
-	}
-	if dp := dev.Labels["project"]; dp != "" && dp != project {
-		writeError(w, http.StatusForbidden, fmt.Errorf("%s serves project %s only, not %s", id, dp, project))
+	project, err := api.LeaseProject(dev, r.URL.Query().Get("project"))
+	if err != nil {
+		writeError(w, http.StatusForbidden, err)
 		return
 	}
 	if err := c.auth.Allow(r.Context(), p, auth.Drive, project); err != nil {

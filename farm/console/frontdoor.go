@@ -49,6 +49,17 @@ func (ts *tickets) issue(p auth.Principal, id string) string {
 	return t
 }
 
+// revoke ends the tickets of a revoked token.
+func (ts *tickets) revoke(hash string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for k, v := range ts.m {
+		if v.p.Token == hash {
+			delete(ts.m, k)
+		}
+	}
+}
+
 // use answers whom ticket t speaks for, if it is alive and path is its
 // device's front door.
 func (ts *tickets) use(t, path string) (auth.Principal, bool) {

@@ -71,76 +71,21 @@ func TestFrontDoor(t *testing.T) {
 	rec := &seen{}
 	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
 		Labels: map[string]string{"project": "shop"}, Playground: playgrounds(t, rec)})
-	st, err := auth.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range []error{st.AddUser(ctx, "alice", "t"), st.AddUser(ctx, "vera", "t"), st.AddUser(ctx, "bob", "t"),
-		st.AddProject(ctx, "shop", "t"), st.AddProject(ctx, "bank", "t"), st.AddMember(ctx, "shop", "alice", "t"),
-		st.AddMember(ctx, "shop", "vera", "t"), st.AddMember(ctx, "bank", "bob", "t")} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	tokens := map[string]string{}
-	for user, role := range map[string]auth.Role{"alice": auth.Tester, "vera": auth.Viewer, "bob": auth.Tester} {
-		if tokens[user], err = st.CreateToken(ctx, user, role, "t"); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tokens := farmtest.Users(ctx, t, p, []string{"shop", "bank"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"shop"}},
+		farmtest.Member{User: "vera", Role: auth.Viewer, Projects: []string{"shop"}}, farmtest.Member{User: "bob", Role: auth.Tester, Projects: []string{"bank"}})
 	srv := serveConsole(ctx, t, js)
 
-	do := func(user, method, path string, body any) (int, []byte, http.Header) {
-		t.Helper()
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, rd)
-		if user != "" {
-			req.Header.Set("Authorization", "Bearer "+tokens[user])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, data, resp.Header
-	}
-	// Wait for the host's phone.
-	for {
-		code, data, _ := do("alice", "GET", "/api/devices", nil)
-		if code == 200 && strings.Contains(string(data), `"h1/sim-1"`) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the host's phone never showed up")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	do := consoleClient(ctx, t, srv.URL, tokens)
+	waitDevice(ctx, t, do, "alice", "h1/sim-1")
 	const door = "/devices/h1/sim-1/playground"
 	if code, data, _ := do("alice", "GET", door+"/screenshot", nil); code != http.StatusConflict {
 		t.Errorf("the front door of a device no one opened: %d %s, want 409", code, data)
 	}
-	if code, data, _ := do("alice", "POST", "/api/lease?id=h1/sim-1", nil); code != 200 {
-		t.Fatalf("alice leases the phone: %d %s", code, data)
-	}
-	if code, data, _ := do("alice", "POST", door+"/session", map[string]string{}); code != 200 {
-		t.Fatalf("alice opens a playground session through the front door: %d %s", code, data)
-	}
-
 	// A ticket (what an <img> carries) lets the screenshot in.
-	code, data, _ := do("alice", "POST", "/api/ticket?id=h1/sim-1", nil)
-	var tk struct{ Ticket string }
-	if code != 200 || json.Unmarshal(data, &tk) != nil || tk.Ticket == "" {
-		t.Fatalf("ticket: %d %s", code, data)
-	}
+	ticket := openPlayground(t, do, "alice", "h1/sim-1")
 	shot := func() []byte {
 		t.Helper()
-		code, png, h := do("", "GET", door+"/screenshot?ticket="+tk.Ticket, nil)
+		code, png, h := do("", "GET", door+"/screenshot?ticket="+ticket, nil)
 		if code != 200 || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 			t.Fatalf("screenshot through the front door: %d %q (%s)", code, png[:min(len(png), 80)], h.Get("Content-Type"))
 		}
@@ -150,7 +95,7 @@ func TestFrontDoor(t *testing.T) {
 		return png
 	}
 	before := shot()
-	code, data, _ = do("alice", "POST", door+"/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": "Settings"}})
+	code, data, _ := do("alice", "POST", door+"/interact", map[string]any{"action": "tap", "params": map[string]any{"locate": "Settings"}})
 	if code != 200 || !strings.Contains(string(data), "Network \\u0026 internet") && !strings.Contains(string(data), "Network & internet") {
 		t.Fatalf("alice taps Settings through the front door: %d %s", code, data)
 	}
@@ -160,7 +105,7 @@ func TestFrontDoor(t *testing.T) {
 
 	// The stream: MJPEG frames with no-transform, by ticket.
 	sctx, scancel := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(sctx, "GET", srv.URL+door+"/mjpeg?ticket="+tk.Ticket, nil)
+	req, _ := http.NewRequestWithContext(sctx, "GET", srv.URL+door+"/mjpeg?ticket="+ticket, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +151,7 @@ func TestFrontDoor(t *testing.T) {
 		}
 	}
 	// A ticket opens only its own device's door.
-	if code, _, _ := do("", "GET", "/api/devices?ticket="+tk.Ticket, nil); code != http.StatusUnauthorized {
+	if code, _, _ := do("", "GET", "/api/devices?ticket="+ticket, nil); code != http.StatusUnauthorized {
 		t.Errorf("a ticket on /api/devices: %d, want 401", code)
 	}
 
@@ -227,4 +172,63 @@ func TestFrontDoor(t *testing.T) {
 			t.Errorf("the host saw %s %s with %v", r.Method, r.URL, r.Header)
 		}
 	}
+}
+
+// consoleClient returns a func that calls the console at base as user (its
+// token from tokens as a Bearer header; "" sends none) and returns the
+// answer's status, body and header.
+func consoleClient(ctx context.Context, t *testing.T, base string, tokens map[string]string) func(user, method, path string, body any) (int, []byte, http.Header) {
+	return func(user, method, path string, body any) (int, []byte, http.Header) {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequestWithContext(ctx, method, base+path, rd)
+		if user != "" {
+			req.Header.Set("Authorization", "Bearer "+tokens[user])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, data, resp.Header
+	}
+}
+
+// waitDevice waits until the console lists device id to user.
+func waitDevice(ctx context.Context, t *testing.T, do func(user, method, path string, body any) (int, []byte, http.Header), user, id string) {
+	t.Helper()
+	for {
+		code, data, _ := do(user, "GET", "/api/devices", nil)
+		if code == 200 && strings.Contains(string(data), `"`+id+`"`) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("device %s never showed up", id)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// openPlayground leases device id in the console as user, opens a
+// playground session through the front door, and returns a ticket for it.
+func openPlayground(t *testing.T, do func(user, method, path string, body any) (int, []byte, http.Header), user, id string) string {
+	t.Helper()
+	if code, data, _ := do(user, "POST", "/api/lease?id="+id, nil); code != 200 {
+		t.Fatalf("%s leases %s: %d %s", user, id, code, data)
+	}
+	if code, data, _ := do(user, "POST", "/devices/"+id+"/playground/session", map[string]string{}); code != 200 {
+		t.Fatalf("%s opens a playground session on %s through the front door: %d %s", user, id, code, data)
+	}
+	code, data, _ := do(user, "POST", "/api/ticket?id="+id, nil)
+	var tk struct{ Ticket string }
+	if code != 200 || json.Unmarshal(data, &tk) != nil || tk.Ticket == "" {
+		t.Fatalf("ticket: %d %s", code, data)
+	}
+	return tk.Ticket
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
@@ -20,7 +22,14 @@ import (
 // that many simulated phones; both stop when t ends (the host first).
 func Start(ctx context.Context, t testing.TB, sims int) *plane.Plane {
 	t.Helper()
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0"})
+	return StartToken(ctx, t, "", sims)
+}
+
+// StartToken is Start with the farm's admin token root: every client but
+// the plane's own connection (p.Conn) then gives a token.
+func StartToken(ctx context.Context, t testing.TB, root string, sims int) *plane.Plane {
+	t.Helper()
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Token: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +51,55 @@ func StartHost(ctx context.Context, t testing.TB, js jetstream.JetStream, o host
 	done := make(chan error, 1)
 	go func() { done <- host.Run(hctx, js, o) }()
 	t.Cleanup(func() { stop(); <-done })
+}
+
+// Member is a user of a test farm: its token's role and its projects.
+type Member struct {
+	User     string
+	Role     auth.Role
+	Projects []string
+}
+
+// Users adds projects (with no members yet) and members to the farm of p,
+// and returns each member's token, by user.
+func Users(ctx context.Context, t testing.TB, p *plane.Plane, projects []string, members ...Member) map[string]string {
+	t.Helper()
+	_, js := p.Conn()
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range projects {
+		if err := st.AddProject(ctx, name, "farmtest"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tokens := map[string]string{}
+	for _, m := range members {
+		if err := st.AddUser(ctx, m.User, "farmtest"); err != nil {
+			t.Fatal(err)
+		}
+		for _, project := range m.Projects {
+			if err := st.AddMember(ctx, project, m.User, "farmtest"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tokens[m.User], err = st.CreateToken(ctx, m.User, m.Role, "farmtest"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tokens
+}
+
+// Leases opens the leases of p.
+func Leases(ctx context.Context, t testing.TB, p *plane.Plane) *lease.Leaser {
+	t.Helper()
+	_, js := p.Conn()
+	ls, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ls
 }
 
 // Queue opens the run queue of p.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"sync/atomic"
 
@@ -24,6 +25,10 @@ type slot struct {
 	// offline is set while it is not listed ready.
 	real    bool
 	offline atomic.Bool
+	// playground is the device's playground (Options.Playground), and
+	// sessions counts the sessions it has open on the device.
+	playground http.Handler
+	sessions   atomic.Int32
 }
 
 // simSlots makes n simulated Android phones. Each run gets a phone started

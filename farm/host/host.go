@@ -59,7 +59,10 @@ type Options struct {
 	// device (its id, if not "", must be the device's), as
 	// server.Options.Open does.
 	Playground func(dev registry.Device, open OpenFunc) http.Handler
-	Log        *slog.Logger
+	// Ready, when set, is called once the host and the devices it found
+	// at start are registered and serve: a farm lists them from then on.
+	Ready func()
+	Log   *slog.Logger
 }
 
 // OpenFunc opens a device for a playground session.
@@ -71,7 +74,12 @@ func (s *slot) openTarget(ctx context.Context, id string) (device.Driver, device
 		return nil, device.Target{}, nil, fmt.Errorf("this playground serves %s, not %s", s.reg.ID, id)
 	}
 	d, end, err := s.open(ctx, nil, nil)
-	return d, s.reg.Target(), end, err
+	if err != nil {
+		return nil, device.Target{}, nil, err
+	}
+	s.sessions.Add(1)
+	var once sync.Once
+	return d, s.reg.Target(), func() { once.Do(func() { s.sessions.Add(-1); end() }) }, nil
 }
 
 // Agent is a running host agent.
@@ -164,8 +172,21 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	if err := a.watchCancels(ctx); err != nil {
 		return fmt.Errorf("host: subscribe to cancels: %w", err)
 	}
+	if o.Playground != nil {
+		if err := a.closeLapsed(ctx); err != nil {
+			return fmt.Errorf("host: watch the leases: %w", err)
+		}
+	}
 	if err := a.addSlots(ctx, initial); err != nil {
 		return err
+	}
+	if len(initial) == 0 { // addSlots registered nothing: register the host
+		if err := a.beat(ctx); err != nil {
+			return fmt.Errorf("host: register: %w", err)
+		}
+	}
+	if o.Ready != nil {
+		o.Ready()
 	}
 	a.wg.Go(func() { a.heartbeat(ctx) })
 	if len(o.Devices) > 0 {

@@ -24,6 +24,11 @@ func (a *Agent) addSlots(ctx context.Context, slots []*slot) error {
 	if len(slots) == 0 {
 		return nil
 	}
+	if a.o.Playground != nil {
+		for _, s := range slots {
+			s.playground = a.o.Playground(s.reg, s.openTarget)
+		}
+	}
 	a.mu.Lock()
 	a.slots = append(a.slots, slots...)
 	a.mu.Unlock()
@@ -42,8 +47,7 @@ func (a *Agent) addSlots(ctx context.Context, slots []*slot) error {
 	// The console's front door reaches each device's playground the same way.
 	if a.o.Playground != nil {
 		for _, s := range slots {
-			h := a.o.Playground(s.reg, s.openTarget)
-			if err := remote.ServeHTTP(ctx, a.js.Conn(), a.leases, s.reg.ID, h, a.log); err != nil {
+			if err := remote.ServeHTTP(ctx, a.js.Conn(), a.leases, s.reg.ID, s.playground, a.log); err != nil {
 				return fmt.Errorf("host: %w", err)
 			}
 		}

@@ -77,6 +77,18 @@ func (l *Leaser) TTL() time.Duration { return l.ttl }
 // when renewals fail for two thirds of the TTL the Lease ends with ErrLost
 // (before the key can expire, so no one else can hold it yet).
 func (l *Leaser) Acquire(ctx context.Context, resource, holder, run string) (*Lease, error) {
+	rec, err := l.Take(ctx, resource, holder, run)
+	if err != nil {
+		return nil, err
+	}
+	return Hold(rec, l.ttl, l), nil
+}
+
+// Take creates the lease of resource for holder and returns its record,
+// without keeping it: the caller renews it (Renew) every third of the TTL
+// and releases it (Release). It fails with a *HeldError while someone
+// else holds it.
+func (l *Leaser) Take(ctx context.Context, resource, holder, run string) (Record, error) {
 	now := time.Now()
 	rec := Record{Resource: resource, Holder: holder, Run: run, Since: now, Renewed: now}
 	data, _ := json.Marshal(rec)
@@ -86,27 +98,77 @@ func (l *Leaser) Acquire(ctx context.Context, resource, holder, run string) (*Le
 		if e, gerr := l.kv.Get(ctx, key); gerr == nil {
 			var cur Record
 			if json.Unmarshal(e.Value(), &cur) == nil {
-				return nil, &HeldError{Record: cur}
+				return Record{}, &HeldError{Record: cur}
 			}
 		}
-		return nil, &HeldError{Record: Record{Resource: resource, Holder: "another holder"}}
+		return Record{}, &HeldError{Record: Record{Resource: resource, Holder: "another holder"}}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lease: acquire %s: %w", resource, err)
+		return Record{}, fmt.Errorf("lease: acquire %s: %w", resource, err)
 	}
-	rec.Fence = rev
-	ls := &Lease{l: l, key: key, rec: rec, rev: rev, done: make(chan struct{}), stop: make(chan struct{}), renewed: now}
 	// Store the fence in the record, so others can check commands against it.
-	if err := ls.renew(ctx); err != nil {
+	rec.Fence = rev
+	data, _ = json.Marshal(rec)
+	if _, err := l.kv.Update(ctx, key, data, rev); err != nil {
 		l.kv.Delete(context.WithoutCancel(ctx), key, jetstream.LastRevision(rev))
-		return nil, fmt.Errorf("lease: acquire %s: %w", resource, err)
+		return Record{}, fmt.Errorf("lease: acquire %s: %w", resource, err)
 	}
 	if err := audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseAcquired, Actor: holder, Resource: resource, Run: run, Fence: rev}); err != nil {
-		ls.Release(context.WithoutCancel(ctx))
-		return nil, err
+		l.kv.Delete(context.WithoutCancel(ctx), key, jetstream.LastRevision(rev))
+		return Record{}, err
 	}
-	go ls.keep()
-	return ls, nil
+	return rec, nil
+}
+
+// Renew keeps the lease rec (its resource, holder and fence) alive. It
+// fails with an error wrapping ErrLost when the lease is no longer rec's:
+// expired, broken, or taken anew. It reads the lease first, so any
+// control-plane member (the farm API) may renew a client's lease.
+func (l *Leaser) Renew(ctx context.Context, rec Record) error {
+	key := farm.Key(rec.Resource)
+	for try := 0; ; try++ {
+		data, rev, ok, err := farm.LeaderGet(ctx, l.js, farm.BucketLeases, key)
+		if err != nil {
+			return err
+		}
+		var cur Record
+		if !ok || json.Unmarshal(data, &cur) != nil {
+			return fmt.Errorf("%w: %s is no longer leased", ErrLost, rec.Resource)
+		}
+		if cur.Fence != rec.Fence || cur.Holder != rec.Holder {
+			return fmt.Errorf("%w: %s is leased by %s now", ErrLost, rec.Resource, cur.Holder)
+		}
+		cur.Renewed = time.Now()
+		data, _ = json.Marshal(cur)
+		// Update publishes without a per-key TTL; the bucket's TTL restarts
+		// with every message, which is what renews the lease.
+		_, err = l.kv.Update(ctx, key, data, rev)
+		if err == nil || !farm.Conflict(err) || try == 2 {
+			return err
+		}
+		// A renewal whose answer came too late (a busy cluster) may have
+		// been stored after all: read again.
+	}
+}
+
+// Release ends the lease rec: it logs the release (or, when lost is
+// set, that its holder stopped because it could not keep it) and deletes
+// the key if it is still rec's. The release is logged before the key
+// goes, so the audit log never shows the next holder first.
+func (l *Leaser) Release(ctx context.Context, rec Record, lost error) {
+	if lost != nil {
+		audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseLost, Actor: rec.Holder, Resource: rec.Resource, Run: rec.Run,
+			Fence: rec.Fence, Detail: lost.Error()})
+		return
+	}
+	key := farm.Key(rec.Resource)
+	data, rev, ok, err := farm.LeaderGet(ctx, l.js, farm.BucketLeases, key)
+	var cur Record
+	if err != nil || !ok || json.Unmarshal(data, &cur) != nil || cur.Fence != rec.Fence || cur.Holder != rec.Holder {
+		return
+	}
+	audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseReleased, Actor: rec.Holder, Resource: rec.Resource, Run: rec.Run, Fence: rec.Fence})
+	l.kv.Delete(ctx, key, jetstream.LastRevision(rev))
 }
 
 // List returns the leases held now.
@@ -181,19 +243,39 @@ func (l *Leaser) Break(ctx context.Context, resource, actor string) error {
 	return audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseBroken, Actor: actor, Resource: resource, Run: r.Run, Fence: r.Fence})
 }
 
+// Keeper renews and releases held leases: a Leaser on the lease bucket, or
+// the farm API for a client whose token may not write leases itself.
+type Keeper interface {
+	// Renew keeps rec alive; an error wrapping ErrLost ends the Lease at
+	// once, any other is tried again while it is safe.
+	Renew(ctx context.Context, rec Record) error
+	// Release ends rec; lost is why its holder stopped, or nil.
+	Release(ctx context.Context, rec Record, lost error)
+}
+
+var _ Keeper = (*Leaser)(nil)
+
 // Lease is a held lease.
 type Lease struct {
-	l    *Leaser
-	key  string
+	k    Keeper
+	ttl  time.Duration
+	rec  Record
 	done chan struct{} // closed when the lease ends
 	stop chan struct{} // closed by Release
 
 	mu      sync.Mutex
-	rec     Record
-	rev     uint64 // last revision written
 	renewed time.Time
 	err     error
 	once    sync.Once
+}
+
+// Hold keeps the lease rec (taken with Take) through k, renewing it every
+// third of ttl until Release; when renewals fail for two thirds of ttl,
+// the Lease ends with ErrLost.
+func Hold(rec Record, ttl time.Duration, k Keeper) *Lease {
+	s := &Lease{k: k, ttl: ttl, rec: rec, done: make(chan struct{}), stop: make(chan struct{}), renewed: time.Now()}
+	go s.keep()
+	return s
 }
 
 // Fence is the lease's fencing token.
@@ -212,39 +294,10 @@ func (s *Lease) Err() error {
 	return s.err
 }
 
-func (s *Lease) renew(ctx context.Context) error {
-	s.mu.Lock()
-	rec, rev := s.rec, s.rev
-	s.mu.Unlock()
-	rec.Renewed = time.Now()
-	data, _ := json.Marshal(rec)
-	// Update publishes without a per-key TTL; the bucket's TTL restarts
-	// with every message, which is what renews the lease.
-	nrev, err := s.l.kv.Update(ctx, s.key, data, rev)
-	if farm.Conflict(err) {
-		// A renewal whose answer came too late (a busy cluster) may still
-		// have been stored: the key is still ours while it has our
-		// fence, since taking it anew makes a new fence.
-		cur, crev, ok, gerr := farm.LeaderGet(ctx, s.l.js, farm.BucketLeases, s.key)
-		var got Record
-		if gerr == nil && ok && json.Unmarshal(cur, &got) == nil && got.Fence == rec.Fence && got.Holder == rec.Holder {
-			rec.Renewed, nrev, err = got.Renewed, crev, nil
-		}
-	}
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.rev, s.renewed = nrev, rec.Renewed
-	s.mu.Unlock()
-	return nil
-}
-
 // keep renews the lease until Release, and ends it when renewal fails
 // for longer than is safe.
 func (s *Lease) keep() {
-	ttl := s.l.ttl
-	t := time.NewTicker(ttl / 3)
+	t := time.NewTicker(s.ttl / 3)
 	defer t.Stop()
 	for {
 		select {
@@ -255,18 +308,24 @@ func (s *Lease) keep() {
 		// Keep trying until the lease is two thirds through its TTL; past
 		// that, stop before it can expire under a holder still driving.
 		s.mu.Lock()
-		deadline := s.renewed.Add(2 * ttl / 3)
+		deadline := s.renewed.Add(2 * s.ttl / 3)
 		s.mu.Unlock()
 		for {
+			start := time.Now()
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
-			err := s.renew(ctx)
+			err := s.k.Renew(ctx, s.rec)
 			cancel()
 			if err == nil {
+				s.mu.Lock()
+				s.renewed = start
+				s.mu.Unlock()
 				break
 			}
-			if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) ||
-				farm.Conflict(err) || !time.Now().Before(deadline) {
-				s.end(fmt.Errorf("%w: %s: %v", ErrLost, s.rec.Resource, err))
+			if errors.Is(err, ErrLost) || !time.Now().Before(deadline) {
+				if !errors.Is(err, ErrLost) {
+					err = fmt.Errorf("%w: %s: %v", ErrLost, s.rec.Resource, err)
+				}
+				s.end(err)
 				return
 			}
 			select {
@@ -287,9 +346,7 @@ func (s *Lease) end(err error) {
 	})
 }
 
-// Release ends the lease and deletes its key (if it is still ours). The
-// release is logged before the key goes, so the audit log never shows the
-// next holder first.
+// Release ends the lease and deletes its key (if it is still ours).
 func (s *Lease) Release(ctx context.Context) {
 	select {
 	case <-s.stop:
@@ -297,17 +354,9 @@ func (s *Lease) Release(ctx context.Context) {
 	default:
 		close(s.stop)
 	}
-	if err := s.Err(); err != nil {
-		// The holder has stopped driving the resource by now: say so, so
-		// the log shows the next holder after it.
-		audit.Log(ctx, s.l.js, audit.Event{Kind: audit.LeaseLost, Actor: s.rec.Holder, Resource: s.rec.Resource, Run: s.rec.Run,
-			Fence: s.rec.Fence, Detail: err.Error()})
-		return
-	}
+	// A lost lease's holder has stopped driving the resource by now: the
+	// keeper says so, so the log shows the next holder after it.
+	lost := s.Err()
 	s.end(nil)
-	s.mu.Lock()
-	rev := s.rev
-	s.mu.Unlock()
-	audit.Log(ctx, s.l.js, audit.Event{Kind: audit.LeaseReleased, Actor: s.rec.Holder, Resource: s.rec.Resource, Run: s.rec.Run, Fence: s.rec.Fence})
-	s.l.kv.Delete(ctx, s.key, jetstream.LastRevision(rev))
+	s.k.Release(ctx, s.rec, lost)
 }

@@ -4,25 +4,46 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/records"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // authenticator lets a client in with the farm's --token (an admin), a
 // user's API token (its role's permissions) or a join token (a host's),
-// and the plane's own connection with its internal password.
+// and the plane's own connection with its internal password. It keeps
+// the projects in memory from a watch of the auth bucket, and drops the
+// connections of a token revoked meanwhile (and users' connections when
+// projects change, so they come back with permissions made afresh).
 type authenticator struct {
 	root, internal string
+	ns             atomic.Pointer[server.Server]
 	kv             atomic.Pointer[jetstream.KeyValue] // the auth bucket, once provisioned
 	// rootOK holds the SHA-256 of presented root tokens that matched: a
 	// hashed --token costs a bcrypt check each time.
 	rootOK sync.Map
+
+	// fails refuses an address that sent too many wrong tokens, as the
+	// console and the playground do over HTTP.
+	fails *httpguard.Failures
+
+	mu       sync.Mutex
+	projects map[string][]string            // project → members
+	conns    map[string]map[uint64]struct{} // token hash → client IDs
+	users    map[uint64]struct{}            // client IDs of users' tokens
 }
 
 var _ server.Authentication = (*authenticator)(nil)
@@ -36,7 +57,15 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 		c.RegisterUser(&server.User{Username: o.Username})
 		return true
 	}
+	ip := ""
+	if addr, ok := c.RemoteAddress().(*net.TCPAddr); ok && addr != nil {
+		ip = addr.IP.String()
+	}
+	if a.fails.RefusedAddr(ip, "the farm") != nil {
+		return false
+	}
 	if o.Username != farm.User || o.Password == "" {
+		a.fails.FailedAddr(ip)
 		return false
 	}
 	sum := sha256.Sum256([]byte(o.Password))
@@ -52,6 +81,9 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p, err := auth.Lookup(ctx, *kv, o.Password)
+	if errors.Is(err, auth.ErrBadToken) {
+		a.fails.FailedAddr(ip)
+	}
 	if err != nil {
 		return false
 	}
@@ -59,44 +91,145 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 	if p.Host {
 		name = "host"
 	}
-	c.RegisterUser(&server.User{Username: name, Permissions: permissions(p)})
+	hash := auth.Hash(o.Password)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conns == nil {
+		a.conns, a.users = map[string]map[uint64]struct{}{}, map[uint64]struct{}{}
+	}
+	if a.conns[hash] == nil {
+		a.conns[hash] = map[uint64]struct{}{}
+	}
+	a.conns[hash][c.GetID()] = struct{}{}
+	if !p.Host && p.Role < auth.Admin {
+		a.users[c.GetID()] = struct{}{}
+	}
+	c.RegisterUser(&server.User{Username: name, Permissions: permissions(p, a.projects)})
 	return true
 }
 
-// permissions bound what a token's holder may publish on the farm's NATS.
-// Roles are enforced here; project membership is enforced where requests
-// name a project (the console and its front door, auth.Store.Allow).
-func permissions(p auth.Principal) *server.Permissions {
+// watch follows the auth bucket until ctx ends: it keeps the projects
+// and drops connections whose token is revoked, or whose permissions a
+// project change makes stale.
+func (a *authenticator) watch(ctx context.Context, kv jetstream.KeyValue) error {
+	w, err := kv.WatchAll(ctx)
+	if err != nil {
+		return err
+	}
+	ready := make(chan struct{})
+	go func() {
+		defer w.Stop()
+		initial := true
+		for e := range w.Updates() {
+			if e == nil {
+				if initial {
+					initial = false
+					close(ready)
+				}
+				continue
+			}
+			a.update(e, initial)
+		}
+	}()
+	select {
+	case <-ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (a *authenticator) update(e jetstream.KeyValueEntry, initial bool) {
+	key, del := e.Key(), e.Operation() != jetstream.KeyValuePut
+	var drop []uint64
+	a.mu.Lock()
+	if a.projects == nil {
+		a.projects = map[string][]string{}
+	}
+	switch {
+	case strings.HasPrefix(key, "token.") && del:
+		hash := strings.TrimPrefix(key, "token.")
+		for id := range a.conns[hash] {
+			drop = append(drop, id)
+		}
+		delete(a.conns, hash)
+	case strings.HasPrefix(key, "project."):
+		var p auth.Project
+		if !del && json.Unmarshal(e.Value(), &p) == nil {
+			a.projects[p.Name] = p.Members
+		}
+		if !initial {
+			for id := range a.users {
+				drop = append(drop, id)
+			}
+		}
+	}
+	for _, id := range drop {
+		delete(a.users, id)
+	}
+	a.mu.Unlock()
+	if ns := a.ns.Load(); ns != nil {
+		for _, id := range drop {
+			// A client gone already is not found: nothing to do.
+			ns.DisconnectClientByID(id)
+		}
+	}
+}
+
+// permissions bound what a token's holder may do on the farm's NATS.
+//
+// Users (viewers and testers) read the registry, leases and runs, but
+// change nothing of the farm's state themselves: they queue, cancel and
+// lease through the farm API (package api), which checks their project
+// membership, and they read only the records of their projects. Hosts
+// write what hosts write (registry, leases, runs' states, records) but
+// queue nothing. Only an admin changes users, projects, tokens, limits
+// and retention, or reshapes the farm's streams.
+func permissions(p auth.Principal, projects map[string][]string) *server.Permissions {
 	if p.Role == auth.Admin {
 		return nil
 	}
-	// Nobody but an admin changes users, projects and tokens, or reshapes
-	// the farm's streams.
 	deny := []string{
 		"$KV." + farm.BucketAuth + ".>",
 		"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
 		"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
 	}
-	if !p.Host {
-		// Hosts read projects to check membership (auth.Store.Allow);
-		// users do not read them, nor the token hashes.
-		deny = append(deny,
-			"$JS.API.DIRECT.GET.KV_"+farm.BucketAuth+".>", "$JS.API.DIRECT.GET.KV_"+farm.BucketAuth,
-			"$JS.API.STREAM.MSG.GET.KV_"+farm.BucketAuth,
-			"$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth+".>", "$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth)
-	}
+	// Requests to the API carry tokens; calls to devices are answered by
+	// their hosts only.
+	subDeny := []string{api.Prefix + ">"}
 	if p.Host {
 		// Hosts run what users queued; they queue nothing.
-		deny = append(deny, "runs.>")
-	} else {
-		// Only hosts take runs from the queue and report on them.
-		deny = append(deny, "$JS.API.CONSUMER.MSG.NEXT."+farm.StreamRuns+".>", "$JS.ACK."+farm.StreamRuns+".>",
-			"$JS.API.CONSUMER.CREATE."+farm.StreamRuns+".>", "$JS.API.CONSUMER.DURABLE.CREATE."+farm.StreamRuns+".>",
-			"$JS.API.CONSUMER.DELETE."+farm.StreamRuns+".>", "events.>")
+		deny = append(deny, "runs.>", api.Prefix+">")
+		return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}, Subscribe: &server.SubjectPermission{Deny: subDeny}}
 	}
-	if !p.Host && p.Role < auth.Tester {
-		// A viewer changes nothing: no runs, leases, device calls or cancels.
-		deny = append(deny, "runs.>", "$KV.>", "$O.>", "farm.>", "audit.>")
+	subDeny = append(subDeny, "farm.dev.>", "farm.http.>")
+	// Users do not read the projects nor the token hashes.
+	deny = append(deny,
+		"$JS.API.DIRECT.GET.KV_"+farm.BucketAuth+".>", "$JS.API.DIRECT.GET.KV_"+farm.BucketAuth,
+		"$JS.API.STREAM.MSG.GET.KV_"+farm.BucketAuth,
+		"$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth+".>", "$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth,
+		// Runs, leases and settings change through the API or an admin.
+		"runs.>", "$KV."+farm.BucketRuns+".>", "$KV."+farm.BucketLeases+".>", "$KV."+farm.BucketConfig+".>",
+		"farm.cancel", "audit.>", "events.>",
+		// Only hosts take runs from the queue.
+		"$JS.API.CONSUMER.MSG.NEXT."+farm.StreamRuns+".>", "$JS.ACK."+farm.StreamRuns+".>",
+		"$JS.API.CONSUMER.CREATE."+farm.StreamRuns+".>", "$JS.API.CONSUMER.DURABLE.CREATE."+farm.StreamRuns+".>",
+		"$JS.API.CONSUMER.DELETE."+farm.StreamRuns+".>")
+	// Records: hosts write them; users read those of their projects.
+	for name, members := range projects {
+		b := records.Bucket(name)
+		deny = append(deny, "$O."+b+".>")
+		if !slices.Contains(members, p.User) {
+			s := "OBJ_" + b
+			deny = append(deny, "$JS.API.CONSUMER.CREATE."+s, "$JS.API.CONSUMER.CREATE."+s+".>",
+				"$JS.API.DIRECT.GET."+s, "$JS.API.DIRECT.GET."+s+".>", "$JS.API.STREAM.MSG.GET."+s,
+				"$JS.API.STREAM.INFO."+s)
+		}
 	}
-	return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}}
+	if p.Role < auth.Tester {
+		// A viewer changes nothing: no app uploads, device calls or
+		// cancels; it reads through the API.
+		deny = append(deny, "$KV.>", "$O."+farm.BucketArtifacts+".>", "farm.dev.>", "farm.http.>")
+	}
+	return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}, Subscribe: &server.SubjectPermission{Deny: subDeny}}
 }

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
@@ -21,18 +23,15 @@ import (
 
 // TestTokensAndRoles: an admin makes users, a project and tokens; each
 // token gets in with its role's powers on the farm's NATS — a viewer
-// reads but queues nothing, a tester queues, a host's join token
+// reads but queues nothing, a tester queues (through the farm API, in its
+// project), a host's join token
 // registers devices, none of them reads the tokens — and every admin
 // action is in the audit log.
 func TestTokensAndRoles(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const root = "the-admins-own-farm-token"
-	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Token: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := farmtest.StartToken(ctx, t, root, 0)
 	nc, js, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: root})
 	if err != nil {
 		t.Fatal(err)
@@ -91,12 +90,8 @@ func TestTokensAndRoles(t *testing.T) {
 			if _, err := reg.Devices(ctx); err != nil {
 				t.Errorf("list devices: %v", err)
 			}
-			q, err := queue.Open(ctx, js)
-			if err != nil {
-				t.Fatal(err)
-			}
 			qctx, qcancel := context.WithTimeout(ctx, 3*time.Second)
-			_, err = q.Submit(qctx, queue.Run{Name: "a.yaml", Script: []byte("tasks: []"), By: tt.name})
+			_, err = api.NewClient(nc, tt.token, "").Submit(qctx, queue.Run{Project: "shop", Name: "a.yaml", Script: []byte("tasks: []")})
 			qcancel()
 			if (err == nil) != tt.queues {
 				t.Errorf("queue a run: %v, want queued=%v", err, tt.queues)
@@ -197,5 +192,32 @@ func TestAllow(t *testing.T) {
 		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, auth.ErrForbidden)) {
 			t.Errorf("Allow(%+v, %s, %s) = %v, want allowed=%v", tt.who, tt.action, tt.project, err, tt.ok)
 		}
+	}
+}
+
+// TestGuessingTokensIsLimited: an address that sent ten wrong tokens is
+// refused for a while, even with the right one.
+func TestGuessingTokensIsLimited(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const root = "the-admins-own-farm-token"
+	p := farmtest.StartToken(ctx, t, root, 0)
+	connect := func(token string) error {
+		nc, _, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: token})
+		if err == nil {
+			nc.Close()
+		}
+		return err
+	}
+	if err := connect(root); err != nil {
+		t.Fatalf("the right token: %v", err)
+	}
+	for i := range 10 {
+		if err := connect("apexu_guess" + strings.Repeat("0", i)); err == nil {
+			t.Fatalf("wrong token %d got in", i)
+		}
+	}
+	if err := connect(root); err == nil {
+		t.Error("the right token after ten wrong ones from the same address got in; want it refused until the window ends")
 	}
 }

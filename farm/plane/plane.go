@@ -4,8 +4,11 @@
 package plane
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +19,8 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,6 +48,9 @@ type Options struct {
 	// replicated three times.
 	Cluster string
 	Routes  []string
+	// TLS serves the client port over TLS with this certificate and key;
+	// clients then trust it (farm.ConnectOptions.CA).
+	TLS httpguard.TLS
 	// Farm shapes the assets; its Replicas defaults to 3 with Cluster.
 	Farm farm.Config
 	Log  *slog.Logger
@@ -53,6 +61,9 @@ type Plane struct {
 	ns *server.Server
 	nc *nats.Conn
 	js jetstream.JetStream
+	// stop ends what the member serves besides NATS: the farm API and
+	// the watch of tokens and projects.
+	stop context.CancelFunc
 }
 
 // Start starts the member and, once JetStream answers (in a cluster: once a
@@ -83,6 +94,10 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 		port = server.RANDOM_PORT
 	}
 	sopts := &server.Options{ServerName: o.Name, Host: host, Port: port, JetStream: true, StoreDir: o.DataDir, NoSigs: true}
+	if sopts.TLSConfig, err = o.TLS.Config(); err != nil {
+		return nil, fmt.Errorf("plane: %w", err)
+	}
+	sopts.TLS = sopts.TLSConfig != nil
 	// Clients log in as farm.User with the token, a user's API token or a
 	// join token; the plane's own in-process connection has a random
 	// password of its own, since the token may be known here only by its
@@ -91,7 +106,7 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 	var authn *authenticator
 	if o.Token != "" {
 		internal = rand.Text()
-		authn = &authenticator{root: o.Token, internal: internal}
+		authn = &authenticator{root: o.Token, internal: internal, fails: httpguard.NewFailures(0, 0, nil)}
 		sopts.CustomClientAuthentication = authn
 		sopts.AuthTimeout = 10 // seconds: a bcrypt check on a busy machine can pass the default 2s
 	}
@@ -136,8 +151,20 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("plane: the NATS server did not start on %s within 10s (is the port taken?)", o.Listen)
 	}
-	p := &Plane{ns: ns}
-	copts := []nats.Option{nats.InProcessServer(ns), nats.Name(o.Name + "-plane"), nats.MaxReconnects(-1)}
+	if authn != nil {
+		authn.ns.Store(ns)
+	}
+	life, stop := context.WithCancel(context.Background())
+	p := &Plane{ns: ns, stop: stop}
+	copts := []nats.Option{nats.Name(o.Name + "-plane"), nats.MaxReconnects(-1)}
+	if sopts.TLSConfig != nil {
+		// An in-process connection to a server that requires TLS hangs
+		// (nats.go v1.55): dial the port over TLS instead, trusting
+		// exactly our own certificate.
+		copts = append(copts, nats.Secure(pinned(sopts.TLSConfig.Certificates[0].Certificate[0])))
+	} else {
+		copts = append(copts, nats.InProcessServer(ns))
+	}
 	if internal != "" {
 		copts = append(copts, nats.UserInfo("apex-plane", internal))
 	}
@@ -160,11 +187,20 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 			return nil, fmt.Errorf("plane: open %s: %w", farm.BucketAuth, err)
 		}
 		authn.kv.Store(&kv)
+		if err := authn.watch(life, kv); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("plane: watch %s: %w", farm.BucketAuth, err)
+		}
+	}
+	if err := api.Serve(life, p.js, api.Options{Token: o.Token, Log: log}); err != nil {
+		p.Close()
+		return nil, err
 	}
 	return p, nil
 }
 
-// ClientURL is the address hosts and clients dial.
+// ClientURL is the address hosts and clients dial (tls:// when the client
+// port speaks TLS).
 func (p *Plane) ClientURL() string { return p.ns.ClientURL() }
 
 // Conn is the member's own in-process connection.
@@ -172,6 +208,7 @@ func (p *Plane) Conn() (*nats.Conn, jetstream.JetStream) { return p.nc, p.js }
 
 // Close stops the member.
 func (p *Plane) Close() {
+	p.stop()
 	if p.nc != nil {
 		p.nc.Close()
 	}
@@ -197,3 +234,15 @@ func (n natsLog) Fatalf(f string, v ...any)  { n.l.Error(fmt.Sprintf(f, v...)) }
 func (n natsLog) Errorf(f string, v ...any)  { n.l.Error(fmt.Sprintf(f, v...)) }
 func (n natsLog) Debugf(f string, v ...any)  { n.l.Debug(fmt.Sprintf(f, v...)) }
 func (n natsLog) Tracef(f string, v ...any)  { n.l.Debug(fmt.Sprintf(f, v...)) }
+
+// pinned is a TLS client configuration that trusts the one certificate
+// der, whatever names it carries.
+func pinned(der []byte) *tls.Config {
+	return &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true,
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) == 0 || !bytes.Equal(raw[0], der) {
+				return errors.New("plane: the client port presents another certificate than ours")
+			}
+			return nil
+		}}
+}

@@ -77,8 +77,14 @@ func (e *RateError) SetHeader(w http.ResponseWriter) {
 // Refused is a *RateError when r's address has failed too often in its
 // window (face names the server in its message), else nil.
 func (f *Failures) Refused(r *http.Request, face string) *RateError {
+	return f.RefusedAddr(clientIP(r), face)
+}
+
+// RefusedAddr is Refused for a client address (an IP) of a server that is
+// not HTTP.
+func (f *Failures) RefusedAddr(ip, face string) *RateError {
 	f.mu.Lock()
-	fw := f.by[clientIP(r)]
+	fw := f.by[ip]
 	var wait time.Duration
 	if fw != nil && fw.n >= f.max {
 		wait = fw.start.Add(f.window).Sub(f.now())
@@ -92,8 +98,10 @@ func (f *Failures) Refused(r *http.Request, face string) *RateError {
 }
 
 // Failed counts a failed authentication of r's address.
-func (f *Failures) Failed(r *http.Request) {
-	ip := clientIP(r)
+func (f *Failures) Failed(r *http.Request) { f.FailedAddr(clientIP(r)) }
+
+// FailedAddr is Failed for a client address (an IP).
+func (f *Failures) FailedAddr(ip string) {
 	now := f.now()
 	f.mu.Lock()
 	defer f.mu.Unlock()

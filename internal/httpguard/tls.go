@@ -28,8 +28,19 @@ func (t TLS) Scheme() string {
 // returns ln when none is configured. It reads the files now, so a wrong
 // path or a key that does not match fails before anything is served.
 func (t TLS) Listen(ln net.Listener) (net.Listener, error) {
+	c, err := t.Config()
+	if c == nil || err != nil {
+		return ln, err
+	}
+	return tls.NewListener(ln, c), nil
+}
+
+// Config is the server's TLS configuration (1.2 at least), or nil when
+// none is configured; it reads the files now, as Listen does. Servers that
+// are not HTTP (the farm's NATS port) take it.
+func (t TLS) Config() (*tls.Config, error) {
 	if !t.On() {
-		return ln, nil
+		return nil, nil
 	}
 	if t.CertFile == "" || t.KeyFile == "" {
 		return nil, errors.New("TLS needs both files: give --tls-cert CERT.pem and --tls-key KEY.pem")
@@ -38,5 +49,5 @@ func (t TLS) Listen(ln net.Listener) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TLS certificate %s and key %s: %w (give PEM files of one key pair)", t.CertFile, t.KeyFile, err)
 	}
-	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }

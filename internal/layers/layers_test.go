@@ -41,7 +41,7 @@ var table = []struct {
 	{"engine", []string{"engine"}},
 	{"intelligence", []string{"llm", "llm/llmtest", "agent"}},
 	{"records", []string{"store", "report"}},
-	{"application", []string{"runner", "farm", "farm/audit", "farm/auth", "farm/lease", "farm/queue", "farm/records", "farm/artifact", "farm/registry", "farm/plane", "farm/remote", "farm/host", "farm/console", "farm/farmtest"}},
+	{"application", []string{"runner", "farm", "farm/audit", "farm/auth", "farm/api", "farm/lease", "farm/queue", "farm/records", "farm/artifact", "farm/registry", "farm/plane", "farm/remote", "farm/host", "farm/console", "farm/farmtest"}},
 	{"faces", []string{"server", "mcp", "cli", "cmd/apex", "internal/browsertest", "internal/recordtest", "bench/benchtest", "bench/cpuhog", "internal/layers", "test/attack"}},
 }
 

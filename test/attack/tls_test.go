@@ -154,3 +154,58 @@ func TestMCPTLSAndGuessing(t *testing.T) {
 		t.Errorf("the right token after ten guesses: %d Retry-After %q, want 429 with Retry-After", code, retry)
 	}
 }
+
+// TestFarmTLSAndGuessing: apex farm serve with --tls-cert/--tls-key serves
+// its console over HTTPS, limiting token guessing, and its NATS client
+// port over TLS: a client that trusts the certificate (--tls-ca) gets in,
+// one that does not is refused.
+func TestFarmTLSAndGuessing(t *testing.T) {
+	cert, key, client := selfSigned(t)
+	const token = "attack-test-token-0123456789abcdef"
+	cmd := exec.Command(apexBin, "farm", "serve", "--data", t.TempDir(), "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",
+		"--token", token, "--tls-cert", cert, "--tls-key", key)
+	cmd.Env = cleanEnv()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	printed := make(chan [2]string, 1)
+	go func() {
+		var nats string
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "apex farm: serving on "); ok {
+				nats, _, _ = strings.Cut(u, " ")
+			}
+			if u, ok := strings.CutPrefix(sc.Text(), "apex farm: console on "); ok {
+				printed <- [2]string{nats, u}
+			}
+		}
+	}()
+	var urls [2]string
+	select {
+	case urls = <-printed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("apex farm serve printed no console URL within 60s")
+	}
+	if !strings.HasPrefix(urls[0], "tls://127.0.0.1:") || !strings.HasPrefix(urls[1], "https://127.0.0.1:") {
+		t.Fatalf("apex farm serve printed %q and %q, want tls:// and https:// URLs", urls[0], urls[1])
+	}
+	for _, tc := range []struct {
+		name string
+		ca   []string
+		ok   bool
+	}{{"trusting the certificate", []string{"--tls-ca", cert}, true}, {"not trusting it", nil, false}} {
+		devices := exec.Command(apexBin, append([]string{"farm", "devices", "--farm", urls[0], "--token", token}, tc.ca...)...)
+		devices.Env = cleanEnv()
+		out, err := devices.CombinedOutput()
+		if (err == nil) != tc.ok {
+			t.Errorf("apex farm devices over TLS %s: %v, want ok=%v\n%s", tc.name, err, tc.ok, out)
+		}
+	}
+	guessing(t, client, urls[1]+"api/devices", token)
+}

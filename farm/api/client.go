@@ -1,0 +1,133 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/queue"
+	"github.com/nats-io/nats.go"
+)
+
+// Client calls the farm API with a token. Safe for concurrent use.
+type Client struct {
+	nc    *nats.Conn
+	token string
+	as    string
+}
+
+// NewClient calls the API on nc with token (empty on a farm without
+// tokens); as names the caller there ("user@machine").
+func NewClient(nc *nats.Conn, token, as string) *Client {
+	return &Client{nc: nc, token: token, as: as}
+}
+
+// Error is a refusal or failure the API answered with; it wraps the
+// sentinel it names (auth.ErrForbidden, queue.ErrNoRun, …).
+type Error struct {
+	Msg  string
+	kind error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.kind }
+
+func (c *Client) call(ctx context.Context, op string, req request, result any) error {
+	req.As = c.as
+	data, _ := json.Marshal(req)
+	m := nats.NewMsg(Prefix + op)
+	m.Data = data
+	if c.token != "" {
+		m.Header.Set(TokenHeader, c.token)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+	}
+	res, err := c.nc.RequestMsgWithContext(ctx, m)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return fmt.Errorf("farm: %s: no control plane answers the farm API (is apex farm serve running, and as new as this apex?): %w", op, err)
+	}
+	if err != nil {
+		return fmt.Errorf("farm: %s: %w", op, err)
+	}
+	var rep reply
+	if err := json.Unmarshal(res.Data, &rep); err != nil {
+		return fmt.Errorf("farm: %s: bad answer: %w", op, err)
+	}
+	if rep.Kind == "held" && rep.Held != nil {
+		return &lease.HeldError{Record: *rep.Held}
+	}
+	if rep.Error != "" {
+		return &Error{Msg: rep.Error, kind: errKinds[rep.Kind]}
+	}
+	if result != nil && len(rep.Result) > 0 {
+		return json.Unmarshal(rep.Result, result)
+	}
+	return nil
+}
+
+// Submit queues r in its project (the caller must drive it).
+func (c *Client) Submit(ctx context.Context, r queue.Run) (queue.Run, error) {
+	var out queue.Run
+	err := c.call(ctx, opSubmit, request{Run: &r}, &out)
+	return out, err
+}
+
+// Cancel cancels run id (see queue.Queue.Cancel).
+func (c *Client) Cancel(ctx context.Context, id string) (queue.Run, error) {
+	var out queue.Run
+	err := c.call(ctx, opCancel, request{ID: id}, &out)
+	return out, err
+}
+
+// Run reads run id.
+func (c *Client) Run(ctx context.Context, id string) (queue.Run, error) {
+	var out queue.Run
+	err := c.call(ctx, opGet, request{ID: id}, &out)
+	return out, err
+}
+
+// Runs lists the runs of the projects the caller may see, oldest first,
+// without their scripts.
+func (c *Client) Runs(ctx context.Context) ([]queue.Run, error) {
+	var out []queue.Run
+	err := c.call(ctx, opList, request{}, &out)
+	return out, err
+}
+
+// Allow fails unless the caller may do a on project (auth.Store.Allow).
+func (c *Client) Allow(ctx context.Context, a auth.Action, project string) error {
+	return c.call(ctx, opAllow, request{Action: a, Project: project}, nil)
+}
+
+// Lease leases farm device id for command (e.g. "apex run") and project
+// ("" for the device's own, see LeaseProject), which the caller must
+// drive. The lease is kept through the API until Release.
+func (c *Client) Lease(ctx context.Context, id, project, command string) (*lease.Lease, error) {
+	var rep leaseReply
+	if err := c.call(ctx, opLease, request{ID: id, Project: project, Command: command}, &rep); err != nil {
+		return nil, err
+	}
+	return lease.Hold(rep.Record, rep.TTL, keeper{c}), nil
+}
+
+// keeper renews and releases a client's leases through the API.
+type keeper struct{ c *Client }
+
+func (k keeper) Renew(ctx context.Context, rec lease.Record) error {
+	return k.c.call(ctx, opRenew, request{Lease: rec}, nil)
+}
+
+func (k keeper) Release(ctx context.Context, rec lease.Record, lost error) {
+	req := request{Lease: rec}
+	if lost != nil {
+		req.Lost = lost.Error()
+	}
+	k.c.call(ctx, opRelease, req, nil)
+}

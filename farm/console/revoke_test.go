@@ -1,0 +1,64 @@
+package console_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apexagent/apex/farm/auth"
+	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/host"
+)
+
+// TestRevokedTokenEndsConsoleSessions: once alice's token is revoked, the
+// console refuses her session's cookie or header and her ticket, and the
+// MJPEG stream she had open through the front door ends.
+func TestRevokedTokenEndsConsoleSessions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 0)
+	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, &seen{})})
+	tokens := farmtest.Users(ctx, t, p, []string{"default"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"default"}})
+	srv := serveConsole(ctx, t, js)
+	do := consoleClient(ctx, t, srv.URL, tokens)
+	waitDevice(ctx, t, do, "alice", "h1/sim-1")
+	const door = "/devices/h1/sim-1/playground"
+	ticket := openPlayground(t, do, "alice", "h1/sim-1")
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+door+"/mjpeg", nil)
+	req.Header.Set("Authorization", "Bearer "+tokens["alice"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("mjpeg: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "Content-Type: image/jpeg") {
+	}
+
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Revoke(ctx, []string{tokens["alice"]}, nil, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	// The stream ends: the scanner runs out before the test's deadline.
+	for sc.Scan() {
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the stream outlived the revocation of its token")
+	}
+	for _, tc := range []struct{ user, path string }{
+		{"alice", "/api/devices"},
+		{"", door + "/screenshot?ticket=" + ticket},
+	} {
+		if code, data, _ := do(tc.user, "GET", tc.path, nil); code != http.StatusUnauthorized {
+			t.Errorf("GET %s as %q after the revocation: %d %s, want 401", tc.path, tc.user, code, data)
+		}
+	}
+}
