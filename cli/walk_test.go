@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/adb/adbtest"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // walkStep is what the newcomer walk does with one command of the README.
@@ -301,18 +303,19 @@ func TestNewcomerWalk(t *testing.T) {
 			if !step.serve {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				defer cancel()
-				cmd = exec.CommandContext(ctx, "bash", "-c", line)
-				cmd.Dir, cmd.Env = work, docEnv
-				cmd.Stdin = strings.NewReader("") // apex mcp reads stdin until it ends
-				out, err := cmd.CombinedOutput()
-				for deadline := time.Now().Add(time.Minute); step.poll && (err != nil || !strings.Contains(string(out), step.want)) && time.Now().Before(deadline); {
-					time.Sleep(500 * time.Millisecond) // a poll with a deadline: the host registers its phones after it says so
-					cmd = exec.CommandContext(ctx, "bash", "-c", line)
+				run := func() error {
+					cmd := exec.CommandContext(ctx, "bash", "-c", line)
 					cmd.Dir, cmd.Env = work, docEnv
-					out, err = cmd.CombinedOutput()
+					cmd.Stdin = strings.NewReader("") // apex mcp reads stdin until it ends
+					if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), step.want) {
+						return fmt.Errorf("%s: %v; want output containing %q:\n%s", line, err, step.want, out)
+					}
+					return nil
 				}
-				if err != nil || !strings.Contains(string(out), step.want) {
-					t.Fatalf("%s: %v; want output containing %q:\n%s", line, err, step.want, out)
+				if step.poll { // the host registers its phones after it says it serves
+					patience.Poll(t, time.Minute, run)
+				} else if err := run(); err != nil {
+					t.Fatal(err)
 				}
 				return
 			}
