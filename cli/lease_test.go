@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device/lease"
+	"github.com/apexagent/apex/internal/browsertest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,9 +40,13 @@ func TestMain(m *testing.M) {
 	// Nor do they read the machine's own ~/.config/apex/apex.yaml.
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
+	chromium.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// chromium is the one headless chromium of this package's tests.
+var chromium browsertest.Shared
 
 // procTimeout bounds every wait on an apex process.
 const procTimeout = 60 * time.Second

@@ -34,8 +34,6 @@ func TestRunInlineReportStandsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var chromium browsertest.Shared
-	t.Cleanup(chromium.Close)
 	ctx := chromium.Tab(t, 40*time.Second, "open an inline report copied alone")
 	type img struct {
 		Src      string `json:"src"`

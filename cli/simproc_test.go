@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/internal/proctest"
 )
 
@@ -47,7 +48,7 @@ func TestPlaygroundSimProcessKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	limit := 5 * time.Second * raceSlowdown
+	limit := patience.Of(5 * time.Second)
 	for bytes.Equal(frame(), before) {
 		if time.Since(killed) > limit {
 			t.Fatalf("no new frame %v after the simulated phone (pid %d) was killed", time.Since(killed), pid)
@@ -65,16 +66,5 @@ func TestPlaygroundSimProcessKilled(t *testing.T) {
 // simChild is the pid of this process's `apex sim` child.
 func simChild(t *testing.T) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, p := range proctest.Children() {
-			if len(p.Args) > 1 && p.Args[1] == "sim" {
-				return p.PID
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no `apex sim` child process")
-		}
-		time.Sleep(50 * time.Millisecond) // polling /proc for a process another goroutine starts
-	}
+	return proctest.Wait(t, "`apex sim`", func(p proctest.Proc) bool { return len(p.Args) > 1 && p.Args[1] == "sim" }).PID
 }

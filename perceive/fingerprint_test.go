@@ -1,12 +1,9 @@
 package perceive_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/perceive"
 )
 
@@ -15,22 +12,8 @@ import (
 // each settle on a screen of its own fingerprint, and each such screen
 // settles: two looks at a focused field agree.
 func TestFocusAndTypingChangeTheScreen(t *testing.T) {
-	dev, d := labtest.App(t, "com.apex.login")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	p := perceive.New(d, &perceive.Options{Mode: perceive.Off})
-	defer p.Close()
-	settle := func(what string) *perceive.Screen {
-		t.Helper()
-		s, err := p.Settle(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !s.Settled {
-			t.Fatalf("%s: the screen did not settle", what)
-		}
-		return s
-	}
+	dev, d, p, ctx := onApp(t, "com.apex.login")
+	settle := func(what string) *perceive.Screen { return settled(t, ctx, p, what) }
 	start := settle("start")
 	x, y := centre(t, start.Scene, "Username")
 	steps := []struct {

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/internal/labtest"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/scene"
@@ -33,7 +35,7 @@ func TestPerceive(t *testing.T) {
 	}
 	defer tess.Close()
 	dev, d := labtest.Android(t, lab.Options{Android: 1, AppFiles: []string{"../examples/apps/arcade.yaml"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(60*time.Second))
 	defer cancel()
 	if err := d.LaunchApp(ctx, "com.apex.arcade"); err != nil {
 		t.Fatal(err)
@@ -75,7 +77,7 @@ func TestPerceive(t *testing.T) {
 
 func observe(t *testing.T, p *perceive.Perceiver) *perceive.Screen {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(30*time.Second))
 	defer cancel()
 	s, err := p.Observe(ctx)
 	if err != nil {
@@ -107,4 +109,32 @@ func TestParseMode(t *testing.T) {
 	if _, err := perceive.ParseMode("sometimes"); err == nil {
 		t.Error("ParseMode(sometimes): no error")
 	}
+}
+
+// onApp starts a simulated phone with app in front and a Perceiver over
+// it that reads no text with OCR and gives the screen as long to settle as
+// patience allows (one observation alone can pass the 3 s default on a
+// busy machine); ctx bounds the test.
+func onApp(t *testing.T, app string) (*lab.Device, *android.Driver, *perceive.Perceiver, context.Context) {
+	t.Helper()
+	dev, d := labtest.App(t, app)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(60*time.Second))
+	t.Cleanup(cancel)
+	p := perceive.New(d, &perceive.Options{Mode: perceive.Off, Timing: perceive.Timing{SettleTimeout: patience.Of(3 * time.Second)}})
+	t.Cleanup(p.Close)
+	return dev, d, p, ctx
+}
+
+// settled settles the screen, and fails t when it cannot be observed or
+// does not settle; what names the moment.
+func settled(t *testing.T, ctx context.Context, p *perceive.Perceiver, what string) *perceive.Screen {
+	t.Helper()
+	s, err := p.Settle(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if !s.Settled {
+		t.Fatalf("%s: the screen did not settle", what)
+	}
+	return s
 }

@@ -2,17 +2,14 @@ package perceive_test
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/png"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apexagent/apex/device"
-	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/perceive"
 )
 
@@ -21,17 +18,10 @@ import (
 // picture drawn below the status bar changes it although the tree is the
 // same; the status bar alone does not.
 func TestUnchanged(t *testing.T) {
-	dev, d := labtest.App(t, "com.apex.settings")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	p := perceive.New(d, &perceive.Options{Mode: perceive.Off})
-	defer p.Close()
+	dev, d, p, ctx := onApp(t, "com.apex.settings")
 	look := func() *perceive.Screen {
 		t.Helper()
-		s, err := p.Settle(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := settled(t, ctx, p, "a look")
 		if err := p.Shoot(ctx, s); err != nil {
 			t.Fatal(err)
 		}

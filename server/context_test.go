@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/store"
@@ -265,18 +264,8 @@ func openFromReport(t *testing.T, browser context.Context, report, sel string) (
 		t.Fatal(err)
 	}
 	// The click navigates: polls in the page it leaves are cut short.
-	banner := `location.pathname === "/" && location.search === "" && document.getElementById("context") !== null && !document.getElementById("context").hidden && document.getElementById("context").dataset.state === "ok"`
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		err := chromedp.Do(tab, void(chromedp.Poll[bool](banner, chromedp.WithPollingTimeout(time.Until(deadline)))))
-		if err == nil {
-			return tab, closeTab
-		}
-		if time.Now().After(deadline) {
-			waitFor(t, tab, "the playground page with its banner", banner) // fails, showing the page
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitAcross(t, tab, "the playground page with its banner", `location.pathname === "/" && location.search === "" && document.getElementById("context") !== null && !document.getElementById("context").hidden && document.getElementById("context").dataset.state === "ok"`)
+	return tab, closeTab
 }
 
 func jsString(s string) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/internal/supervise"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/sim/lab"
 )
@@ -101,8 +102,11 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 	return p
 }
 
+// testCtx bounds one request or open: 40 s on an idle machine, stretched
+// by patience (a tap that reads the screen with OCR takes 30 s beside
+// make stress's CPU hog).
 func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(40*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -2,11 +2,11 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"image/png"
 	"strings"
 	"testing"
 
-	"encoding/json"
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
@@ -71,31 +71,10 @@ func TestRecorderExportReplays(t *testing.T) {
 		t.Errorf("screenshot of action 9: %d, want 404", code)
 	}
 
-	code, yml := p.raw("GET", "/recorder/export", nil, nil)
-	if code != 200 {
-		t.Fatalf("export: %d %s", code, yml)
-	}
-	s := loadExport(t, yml)
-	p.dev.Phone.ForceStop("com.android.settings")
-	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" {
-		t.Fatal("settings still in front before the replay")
-	}
-	d, err := android.OpenDirect(testCtx(t), p.dev.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
-	if err != nil || res.Status != "passed" || res.Steps != 4 { // the launch of the app it began in, and three actions
-		t.Fatalf("replay: %v, %+v\n%s", err, res, yml)
-	}
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
-		t.Errorf("after the replay the foreground is %q, want com.android.settings", fg)
+	// The export replays from another screen: the launch of the app it
+	// began in, and the three actions.
+	if res, yml := p.replayExport(func() {}); res.Steps != 4 {
+		t.Fatalf("replay: %+v; want 4 steps\n%s", res, yml)
 	}
 }
 
@@ -134,36 +113,54 @@ func TestRecorderExportStartsWithItsApp(t *testing.T) {
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Network & internet"}})
 	p.mustDo(200, "POST", "/interact", map[string]any{"action": "AndroidBackButton"})
 	p.mustDo(200, "POST", "/recorder/stop", nil)
-	code, yml := p.raw("GET", "/recorder/export", nil, nil)
-	if code != 200 || !strings.Contains(string(yml), "android:\n  launch: com.android.settings\n") {
-		t.Fatalf("export: %d; want it to launch Settings first:\n%s", code, yml)
-	}
-	s := loadExport(t, yml)
-	p.dev.Phone.ForceStop("com.android.settings")
-	if err := p.dev.Phone.Launch("com.apex.shop"); err != nil {
-		t.Fatal(err)
-	}
-	d, err := android.OpenDirect(testCtx(t), p.dev.Addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	st, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	res, err := runner.Run(testCtx(t), d, s, &runner.Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
-	if err != nil || res.Status != "passed" {
-		t.Fatalf("replay from the Shop: %v, %+v\n%s", err, res, yml)
-	}
-	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
-		t.Errorf("after the replay the foreground is %q, want com.android.settings", fg)
+	_, yml := p.replayExport(func() {
+		if err := p.dev.Phone.Launch("com.apex.shop"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !strings.Contains(string(yml), "android:\n  launch: com.android.settings\n") {
+		t.Errorf("export: want it to launch Settings first:\n%s", yml)
 	}
 }
 
+// replayExport exports the recording, which ends in Settings, and replays
+// it with the runner on the phone once Settings is stopped and prepare has
+// put the phone where the replay starts; the replay must pass and bring
+// Settings back to the front.
+func (p *phone) replayExport(prepare func()) (*runner.Result, []byte) {
+	p.t.Helper()
+	code, yml := p.raw("GET", "/recorder/export", nil, nil)
+	if code != 200 {
+		p.t.Fatalf("export: %d %s", code, yml)
+	}
+	s := loadExport(p.t, yml)
+	p.dev.Phone.ForceStop("com.android.settings")
+	prepare()
+	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" {
+		p.t.Fatal("settings still in front before the replay")
+	}
+	d, err := android.OpenDirect(testCtx(p.t), p.dev.Addr, nil)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer d.Close()
+	st, err := store.Open(p.t.TempDir())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := runner.Run(testCtx(p.t), d, s, &runner.Options{Store: st, Perception: perceive.Options{Mode: perceive.Off}})
+	if err != nil || res.Status != "passed" {
+		p.t.Fatalf("replay: %v, %+v\n%s", err, res, yml)
+	}
+	if fg, _ := p.dev.Phone.Foreground(); fg != "com.android.settings" {
+		p.t.Errorf("after the replay the foreground is %q, want com.android.settings", fg)
+	}
+	return res, yml
+}
+
 // loadExport loads an exported recording as apex run does on Android.
-func loadExport(t *testing.T, yml []byte) *script.Script {
+func loadExport(t testing.TB, yml []byte) *script.Script {
 	t.Helper()
 	s, err := script.Load(yml, "recorded.yaml", &script.Options{Action: func(name string, params json.RawMessage) (bool, error) {
 		a, ok := action.ForPlatform(device.Android).Lookup(name)

@@ -199,17 +199,7 @@ func TestSettingsAndStepsInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void]("history.back()")); err != nil {
 		t.Fatal(err)
 	}
-	// The page's script context changes under a poll: ask again each time.
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.body.dataset.session === "ready" && window.apexPreview.shown()`))
-		if err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the page after going back: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitAcross(t, ctx, "a working page after going back", `document.body.dataset.session === "ready" && window.apexPreview.shown()`)
 
 	t.Logf("back to a working page in %v", time.Since(back))
 }

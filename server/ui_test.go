@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/internal/browsertest"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 
 	"github.com/apexagent/apex/scene"
@@ -49,11 +50,31 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 // waitFor polls a script until it is true, failing with what the page says.
 func waitFor(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(20*time.Second)))); err != nil {
-		// The playground page's conversation, or another page's text.
-		log := eval[string](t, ctx, `location.href + "\n" + ((document.getElementById("log") || document.body || {}).innerText || "").slice(0, 2000)`)
-		t.Fatalf("waiting for %s: %v\npage:\n%s", what, err, log)
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(patience.Of(20*time.Second))))); err != nil {
+		t.Fatalf("waiting for %s: %v\npage:\n%s", what, err, pageText(t, ctx))
 	}
+}
+
+// waitAcross is waitFor while the page navigates: a poll in the page is
+// cut short when its script context changes, so this asks again each time.
+func waitAcross(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	err := patience.Until(20*time.Second, func() error {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		if err == nil && !ok {
+			err = fmt.Errorf("the page does not say it yet")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v\npage:\n%s", what, err, pageText(t, ctx))
+	}
+}
+
+// pageText is the playground page's conversation, or another page's text,
+// behind its address: what a failed wait shows.
+func pageText(t *testing.T, ctx context.Context) string {
+	return eval[string](t, ctx, `location.href + "\n" + ((document.getElementById("log") || document.body || {}).innerText || "").slice(0, 2000)`)
 }
 
 func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
@@ -67,17 +88,12 @@ func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {
 // foreground app.
 func waitForeground(t *testing.T, p *phone, what string, pred func(string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		fg, _ := p.dev.Phone.Foreground()
-		if pred(fg) {
-			return
+	patience.Poll(t, 15*time.Second, func() error {
+		if fg, _ := p.dev.Phone.Foreground(); !pred(fg) {
+			return fmt.Errorf("%s: the foreground app is still %q", what, fg)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the foreground app is still %q", what, fg)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // screen reads the phone's screen as a Scene.

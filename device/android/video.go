@@ -106,7 +106,7 @@ func (d *Driver) rotation(ctx context.Context) int {
 	if err != nil {
 		return 0
 	}
-	if m := rotationRe.FindStringSubmatch(out); m != nil {
+	if m := rotationRe().FindStringSubmatch(out); m != nil {
 		return int(m[1][0] - '0')
 	}
 	return 0

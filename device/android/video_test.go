@@ -13,6 +13,7 @@ import (
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/internal/labtest"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/internal/proctest"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/video/h264"
@@ -144,7 +145,7 @@ func TestScreenRecordH264SurvivesEncoderKill(t *testing.T) {
 			killed = time.Now()
 			return syscall.Kill(pid, syscall.SIGKILL)
 		case au.Key() && au.Find(h264.TypeSPS) != nil:
-			if after := time.Since(killed); after > 5*time.Second*raceSlowdown {
+			if after := time.Since(killed); after > patience.Of(5*time.Second) {
 				t.Errorf("the stream came back %v after ffmpeg (pid %d) was killed", after, pid)
 			}
 			if again := ffmpegChild(t); again == pid {
@@ -162,16 +163,5 @@ func TestScreenRecordH264SurvivesEncoderKill(t *testing.T) {
 // ffmpegChild is the pid of this process's ffmpeg child.
 func ffmpegChild(t *testing.T) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, p := range proctest.Children() {
-			if p.Name == "ffmpeg" {
-				return p.PID
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no ffmpeg child process")
-		}
-		time.Sleep(20 * time.Millisecond) // polling /proc for a process the phone starts
-	}
+	return proctest.Wait(t, "ffmpeg", func(p proctest.Proc) bool { return p.Name == "ffmpeg" }).PID
 }

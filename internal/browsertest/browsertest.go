@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 )
 
@@ -55,8 +56,8 @@ type Shared struct {
 }
 
 // Tab opens a tab, closed when t ends, whose actions time out after
-// timeout, or skips t when chromium is absent; why says what t would have
-// proved in it.
+// timeout (stretched by patience on a slow machine), or skips t when
+// chromium is absent; why says what t would have proved in it.
 func (s *Shared) Tab(t testing.TB, timeout time.Duration, why string) context.Context {
 	t.Helper()
 	Require(t, why)
@@ -77,7 +78,7 @@ func (s *Shared) Tab(t testing.TB, timeout time.Duration, why string) context.Co
 	}
 	tab, closeTab := chromedp.NewContext(s.ctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(closeTab)
-	ctx, cancel := context.WithTimeout(tab, timeout)
+	ctx, cancel := context.WithTimeout(tab, patience.Of(timeout))
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("open a tab of %s: %v", Path, err)

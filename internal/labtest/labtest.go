@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/sim/lab"
 )
 
@@ -22,7 +23,7 @@ func Android(t testing.TB, opts lab.Options) (*lab.Device, *android.Driver) {
 	}
 	t.Cleanup(func() { l.Close() })
 	dev := l.Devices()[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(20*time.Second))
 	defer cancel()
 	d, err := android.OpenDirect(ctx, dev.Addr, nil)
 	if err != nil {
@@ -36,7 +37,7 @@ func Android(t testing.TB, opts lab.Options) (*lab.Device, *android.Driver) {
 func App(t testing.TB, pkg string) (*lab.Device, *android.Driver) {
 	t.Helper()
 	dev, d := Android(t, lab.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(20*time.Second))
 	defer cancel()
 	if err := d.LaunchApp(ctx, pkg); err != nil {
 		t.Fatal(err)

@@ -6,11 +6,15 @@ package proctest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // Proc is one child process.
@@ -49,4 +53,22 @@ func Children() []Proc {
 			CPU: time.Duration(ut+st) * 10 * time.Millisecond}) // USER_HZ is 100
 	}
 	return out
+}
+
+// Wait polls until a child that match accepts runs, and returns it; it
+// fails t after ten seconds (stretched by patience) naming what, a child
+// another goroutine or process starts.
+func Wait(t testing.TB, what string, match func(Proc) bool) Proc {
+	t.Helper()
+	var found Proc
+	patience.Poll(t, 10*time.Second, func() error {
+		for _, p := range Children() {
+			if match(p) {
+				found = p
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s child process", what)
+	})
+	return found
 }

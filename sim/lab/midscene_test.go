@@ -37,13 +37,7 @@ func npmClient(t *testing.T, pkg, script string) (node, path string) {
 // connect, screenshot, launch by name and by URL, typing text that needs
 // yadb, clearInput and keyboardPress.
 func TestMidsceneAndroidDevice(t *testing.T) {
-	node, script := npmClient(t, "@midscene/android", "midscene-android-client.mjs")
-	adb := adbdtest.Start(t)
-	l := startLab(t, Options{})
-	d := l.Devices()[0]
-	serial := adb.Connect(d.Addr)
-
-	next, reply := midsceneClient(t, node, script, serial, adb)
+	d, adb, serial, next, reply := midsceneOn(t, "midscene-android-client.mjs")
 	login := func(key string) any {
 		st, _ := d.Phone.State("com.apex.login")
 		return st[key]
@@ -123,12 +117,17 @@ func TestMidsceneAndroidDevice(t *testing.T) {
 	reply(nil)
 }
 
-// midsceneClient starts a Midscene client script on serial and returns
-// next, which reads the client's next step (skipping Midscene's own log
-// lines) and fails unless it is want, and reply, which answers it: the
-// client waits for the reply before going on.
-func midsceneClient(t *testing.T, node, script, serial string, adb *adbdtest.ADB) (next func(want string) map[string]any, reply func(any)) {
+// midsceneOn starts a simulated phone, Google's adb connected to it as
+// serial, and the Midscene client script (in test/npm) driving it. It
+// returns next, which reads the client's next step (skipping Midscene's
+// own log lines) and fails unless it is want, and reply, which answers it:
+// the client waits for the reply before going on.
+func midsceneOn(t *testing.T, script string) (d *Device, adb *adbdtest.ADB, serial string, next func(want string) map[string]any, reply func(any)) {
 	t.Helper()
+	node, script := npmClient(t, "@midscene/android", script)
+	adb = adbdtest.Start(t)
+	d = startLab(t, Options{}).Devices()[0]
+	serial = adb.Connect(d.Addr)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	cmd := exec.CommandContext(ctx, node, script, serial, adb.Bin, fmt.Sprint(adb.Port))
 	cmd.Dir = filepath.Dir(script)
@@ -173,7 +172,7 @@ func midsceneClient(t *testing.T, node, script, serial string, adb *adbdtest.ADB
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(stdin, "%s\n", b)
 	}
-	return next, reply
+	return d, adb, serial, next, reply
 }
 
 // TestMidsceneAndroidGestures drives the rest of Midscene's device API on
@@ -183,12 +182,7 @@ func midsceneClient(t *testing.T, node, script, serial string, adb *adbdtest.ADB
 // mouseDoubleClick taps twice, and the agent's terminate and runAdbShell
 // and the device's forceScreenshot (yadb) do what they say.
 func TestMidsceneAndroidGestures(t *testing.T) {
-	node, script := npmClient(t, "@midscene/android", "midscene-android-gestures-client.mjs")
-	adb := adbdtest.Start(t)
-	l := startLab(t, Options{})
-	d := l.Devices()[0]
-	serial := adb.Connect(d.Addr)
-	next, reply := midsceneClient(t, node, script, serial, adb)
+	d, adb, serial, next, reply := midsceneOn(t, "midscene-android-gestures-client.mjs")
 
 	st, _ := d.Phone.State("com.apex.notes")
 	notes, _ := st["notes"].([]any)

@@ -1,0 +1,5 @@
+//go:build race
+
+package patience
+
+const raceFactor = 4
