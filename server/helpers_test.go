@@ -19,8 +19,8 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
-	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/internal/patience"
+	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/sim/lab"
 )
