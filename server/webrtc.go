@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pion/ice/v4"
@@ -97,6 +98,17 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("webrtc: %w", err))
 		return
 	}
+	ctx, gone := context.WithCancel(context.Background())
+	up := make(chan struct{})
+	var once sync.Once
+	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
+		switch st {
+		case webrtc.PeerConnectionStateConnected:
+			once.Do(func() { close(up) })
+		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed, webrtc.PeerConnectionStateDisconnected:
+			gone()
+		}
+	})
 	track, err := webrtc.NewTrackLocalStaticSample(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeH264, ClockRate: 90000,
 		SDPFmtpLine: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"}, "screen", "apex")
 	if err == nil {
@@ -115,6 +127,7 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		pc.Close()
+		gone()
 		writeError(w, http.StatusBadRequest, fmt.Errorf("webrtc: answer the offer: %w (does the browser receive H.264 video?)", err))
 		return
 	}
@@ -122,6 +135,7 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 	case <-gathered:
 	case <-time.After(gatherTimeout):
 		pc.Close()
+		gone()
 		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("webrtc: this machine found no network address to stream from in %s", gatherTimeout))
 		return
 	}
@@ -130,27 +144,28 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer s.h264.leave(key)
 		defer pc.Close()
-		s.sendTrack(pc, track, f)
+		defer gone()
+		s.sendTrack(ctx, up, track, f)
 	}()
 	writeJSON(w, http.StatusOK, pc.LocalDescription())
 }
 
-// sendTrack writes f's access units to track until the peer goes or f
-// ends: each key frame after the stream's parameter sets (a viewer
-// decodes from any key frame).
-func (s *Server) sendTrack(pc *webrtc.PeerConnection, track *webrtc.TrackLocalStaticSample, f *h264Feed) {
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	connected := time.AfterFunc(connectTimeout, stop)
-	defer connected.Stop()
-	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
-		switch st {
-		case webrtc.PeerConnectionStateConnected:
-			connected.Stop()
-		case webrtc.PeerConnectionStateFailed, webrtc.PeerConnectionStateClosed, webrtc.PeerConnectionStateDisconnected:
-			stop()
-		}
-	})
+// sendTrack writes f's access units to track once the peer is up, until
+// ctx ends (the peer went) or f does: each key frame after the stream's
+// parameter sets. It starts from the last key frame (f.subscribe), so a
+// viewer decodes at once.
+func (s *Server) sendTrack(ctx context.Context, up <-chan struct{}, track *webrtc.TrackLocalStaticSample, f *h264Feed) {
+	t := time.NewTimer(connectTimeout)
+	defer t.Stop()
+	select {
+	case <-up:
+	case <-t.C:
+		return
+	case <-ctx.Done():
+		return
+	case <-f.done:
+		return
+	}
 	v := f.subscribe()
 	defer f.unsubscribe(v)
 	var params []byte // SPS and PPS, Annex B

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/remote"
 	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
 )
 
 // TestWebSocketRelay: a WebSocket relayed over NATS carries the viewer's
@@ -25,16 +28,7 @@ import (
 func TestWebSocketRelay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p := farmtest.Start(ctx, t, 0)
-	nc, js := p.Conn()
-	leases, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := leases.Acquire(ctx, "h1/d1", "test", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, leases, l := leased(ctx, t)
 	const n = 300
 	msg := func(i int) []byte {
 		size := 16
@@ -103,5 +97,91 @@ func TestWebSocketRelay(t *testing.T) {
 	var ce websocket.CloseError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Reason, "lease ended") {
 		t.Errorf("after the lease was broken: %v, want the socket closed as the lease ended", err)
+	}
+}
+
+// leased starts a farm and leases device h1/d1 on it.
+func leased(ctx context.Context, t *testing.T) (*nats.Conn, *lease.Leaser, *lease.Lease) {
+	t.Helper()
+	p := farmtest.Start(ctx, t, 0)
+	nc, js := p.Conn()
+	leases, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := leases.Acquire(ctx, "h1/d1", "test", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, leases, l
+}
+
+// TestWebSocketFlowControl: the host sends a socket's parts at most 64
+// ahead of the door's acknowledgements. Playing the door on the wire
+// (the request, then no acks), the next message after 64 parts is the
+// host's ping, not a 65th part, though the playground has hundreds ready;
+// an ack lets the rest come.
+func TestWebSocketFlowControl(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nc, leases, l := leased(ctx, t)
+	const n = 500
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for i := range n {
+			if c.Write(r.Context(), websocket.MessageBinary, []byte{byte(i)}) != nil {
+				return
+			}
+		}
+		c.Read(r.Context())
+	})
+	hctx, hcancel := context.WithCancel(ctx)
+	defer hcancel()
+	if err := remote.ServeHTTP(hctx, nc, leases, "h1/d1", h, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	down := nc.NewRespInbox()
+	sub, err := nc.SubscribeSync(down)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := json.Marshal(map[string]any{"fence": l.Fence(), "method": "GET", "path": "/ws", "chunks": down, "cancel": down + ".up", "websocket": true})
+	head, err := nc.RequestWithContext(ctx, remote.HTTPSubject("h1/d1"), req)
+	if err != nil || !strings.Contains(string(head.Data), `"status":101`) {
+		t.Fatalf("open the socket: %v %s", err, head.Data)
+	}
+	parts := 0
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			t.Fatalf("after %d parts: %v", parts, err)
+		}
+		if m.Header.Get("Apex-Ping") != "" {
+			if parts == 64 {
+				break
+			}
+			continue // a busy host's ping before the window filled
+		}
+		if parts++; parts > 64 {
+			t.Fatalf("the host sent a part past the window of 64 with no ack")
+		}
+	}
+	ack := nats.NewMsg(down + ".up")
+	ack.Header.Set("Apex-Ack", strconv.Itoa(n))
+	if err := nc.PublishMsg(ack); err != nil {
+		t.Fatal(err)
+	}
+	for parts < n {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			t.Fatalf("after the ack, %d parts: %v", parts, err)
+		}
+		if m.Header.Get("Apex-Ping") == "" {
+			parts++
+		}
 	}
 }
