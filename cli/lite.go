@@ -44,7 +44,7 @@ func handOff(args []string) int {
 		err = execFull(full, args)
 	}
 	fmt.Fprintf(os.Stderr, "apex: this is the light apex (make install), which hands this command to %s: %v\n"+
-		"Run make install again to install both, or go install ./cmd/apex for one binary with every command.\n", full, err)
+		"Run make install again to install both, or install one binary with every command: go install ./cmd/apex\n", full, err)
 	return 1
 }
 

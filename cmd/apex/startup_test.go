@@ -117,16 +117,25 @@ func TestLightBuildLinksNoHeavyPackage(t *testing.T) {
 
 // builds are the apex binaries of this checkout, as make install installs
 // them: the light build as apex and the full one beside it as apex-full.
-type builds struct{ light, full string }
+// hello is a Go program that prints a line: the floor of any Go process.
+type builds struct{ light, full, hello string }
 
 func buildBoth(t testing.TB) builds {
 	dir := t.TempDir()
-	b := builds{filepath.Join(dir, "apex"), filepath.Join(dir, "apex-full")}
+	b := builds{filepath.Join(dir, "apex"), filepath.Join(dir, "apex-full"), filepath.Join(dir, "hello")}
 	for _, args := range [][]string{{"-o", b.full}, {"-tags", "apexlite", "-o", b.light}} {
 		cmd := exec.Command("go", append(append([]string{"build"}, args...), ".")...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make install builds them
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+	src := filepath.Join(dir, "hello.go")
+	if err := os.WriteFile(src, []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"apex hello\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("go", "build", "-o", b.hello, src).CombinedOutput(); err != nil {
+		t.Fatalf("go build hello.go: %v\n%s", err, out)
 	}
 	return b
 }
@@ -222,10 +231,10 @@ func TestLightBuild(t *testing.T) {
 }
 
 // BenchmarkStartup runs both builds of apex (built for the benchmark) as
-// whole processes, alternating in each round: `apex version`, `apex
-// devices` and `apex source` against one simulated phone attached to a
-// private adb server, the last beside `adb exec-out uiautomator dump` on
-// the same phone. It reports each command's median wall time and median
+// whole processes, alternating in each round: `apex version` beside a Go
+// hello world (the floor), `apex devices` and `apex source` against one
+// simulated phone attached to a private adb server, the last beside `adb
+// exec-out uiautomator dump` on the same phone. It reports each command's median wall time and median
 // CPU (user + system of the child), and apex source's over adb's.
 func BenchmarkStartup(b *testing.B) {
 	bins := buildBoth(b)
@@ -255,6 +264,7 @@ func BenchmarkStartup(b *testing.B) {
 		cmds []cmdline
 	}{
 		{"version", []cmdline{
+			{"hello", "apex", []string{bins.hello}},
 			{"light", "apex", []string{bins.light, "version"}},
 			{"full", "apex", []string{bins.full, "version"}},
 		}},
