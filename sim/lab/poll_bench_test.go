@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
@@ -236,10 +237,22 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // Debian's adb (`adb exec-out screencap -p`), the others this module's
 // client.
 func TestPolledPhones(t *testing.T) {
-	const n = 5
+	n, rounds := 5, pollRounds
+	if raceEnabled {
+		n, rounds = 2, 2
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	l, err := lab.Start(ctx, lab.Options{Android: n, Seed: 1})
+	// What the phones log (a connection adbd closed and why) shows when
+	// the test fails.
+	var logs lockedBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the phones logged:\n%s", logs.String())
+		}
+	})
+	l, err := lab.Start(ctx, lab.Options{Android: n, Seed: 1,
+		Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +289,7 @@ func TestPolledPhones(t *testing.T) {
 		wg.Go(func() {
 			p.DismissAlert()
 			p.Tap(540, 400)
-			for r := range pollRounds {
+			for r := range rounds {
 				pollChange(p, i, r)
 				for k := range 2 {
 					if err := sameScreen(p, shoot); err != nil {
@@ -288,6 +301,23 @@ func TestPolledPhones(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // sameScreen takes a screenshot and fails unless it decodes to the frame
