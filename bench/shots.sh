@@ -2,7 +2,7 @@
 # Issue 20's screenshots at scale: 50 simulated phones polled together
 # (BenchmarkPolledPhones in sim/lab/poll_bench_test.go), on this tree and on
 # the code before issue 20 (BASE, a commit; checked out in a temporary git
-# worktree with this benchmark copied in), alternating, in one run; then
+# worktree with this benchmark's files, sim/lab/poll_*_test.go, copied in), alternating, in one run; then
 # new/old of each run side by side.
 #
 #   bench/shots.sh               # BASE=813bd08, 2 runs of each
@@ -14,7 +14,7 @@ RUNS=${RUNS:-2}
 old=$(mktemp -d)
 trap 'git worktree remove --force "$old/tree" >/dev/null 2>&1 || true; rm -rf "$old"' EXIT
 git worktree add --detach "$old/tree" "$BASE" >/dev/null 2>&1
-cp sim/lab/poll_bench_test.go "$old/tree/sim/lab/"
+cp sim/lab/poll_*_test.go "$old/tree/sim/lab/"
 echo "# building the old ($BASE) and new test binaries"
 (cd "$old/tree" && go test -c -o "$old/old.test" ./sim/lab)
 go test -c -o "$old/new.test" ./sim/lab

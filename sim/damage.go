@@ -16,8 +16,8 @@ import (
 //
 // Each view counts in the rows its drawing can reach (paintRows), cut by
 // the clips above it; a view the renderer skips (outside its parent's
-// clip) counts nowhere. TestPaintRows checks that no view of the built-in
-// apps draws outside its rows.
+// clip) counts nowhere. TestScreenshotDamage checks that no view of the
+// built-in apps draws outside its rows.
 func (p *Phone) paintKeys(L *screenLayout) []uint64 {
 	return (&painter{p: p}).keysOf(L)
 }
@@ -67,6 +67,8 @@ func (pk *painter) keysOf(L *screenLayout) []uint64 {
 		h.SetSeed(hashSeed)
 		light := L.app != nil && L.app.kind == "wallpaper" || L.dark
 		pk.ints(&h, flag(light), flag(L.dialog != nil), L.status.size)
+		pk.rect(&h, L.status.r)
+		pk.rect(&h, L.nav.r)
 		h.WriteString(L.status.text)
 		pk.add(pk.grow(L.status.r, L.status.size), h.Sum64())
 		pk.add(L.nav.r, h.Sum64())

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
@@ -236,10 +237,16 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // Debian's adb (`adb exec-out screencap -p`), the others this module's
 // client.
 func TestPolledPhones(t *testing.T) {
-	const n = 5
+	n, rounds := 5, pollRounds
+	if raceEnabled {
+		n, rounds = 2, 2
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	l, err := lab.Start(ctx, lab.Options{Android: n, Seed: 1})
+	// What the phones warn of (a connection adbd closed and why) shows
+	// when the test fails.
+	l, err := lab.Start(ctx, lab.Options{Android: n, Seed: 1,
+		Log: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +283,7 @@ func TestPolledPhones(t *testing.T) {
 		wg.Go(func() {
 			p.DismissAlert()
 			p.Tap(540, 400)
-			for r := range pollRounds {
+			for r := range rounds {
 				pollChange(p, i, r)
 				for k := range 2 {
 					if err := sameScreen(p, shoot); err != nil {
