@@ -92,11 +92,10 @@ func (s *Server) pushFrames(ctx context.Context, f *feed, dev sessionDevice, fs 
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	frames := make(chan *image.RGBA, 1) // copied, to encode
 	free := make(chan *image.RGBA, 2)   // encoded, to reuse
 	done := make(chan struct{})
-	defer func() { <-done }()
+	defer func() { cancel(); <-done }() // the encoder ends with the stream
 	go func() {
 		defer close(done)
 		var buf bytes.Buffer
