@@ -19,10 +19,10 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/internal/httpguard"
+	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/llm"
 	"github.com/apexagent/apex/ocr"
 	"github.com/apexagent/apex/perceive"
-	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/server"
 	"github.com/spf13/cobra"
 )
