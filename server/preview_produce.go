@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
-	"sync"
 	"time"
 
 	"github.com/apexagent/apex/device"
@@ -83,67 +82,62 @@ func (s *Server) previewRelink(ctx context.Context, dev sessionDevice, err error
 }
 
 // pushFrames publishes the frames the device pushes, until its stream
-// fails. Frames are encoded on a goroutine of their own, the newest
-// first: the device draws the next frame while this one is encoded, and
-// a frame that arrives while the encoder is busy replaces the one
-// waiting.
+// fails. Frames are encoded on a goroutine of their own, one frame
+// behind: the device draws the next frame while this one is encoded, and
+// waits while one is already waiting, so no CPU goes to frames nobody
+// will see.
 func (s *Server) pushFrames(ctx context.Context, f *feed, dev sessionDevice, fs device.FrameStreamer, full bool) error {
 	w, h, err := previewDims(ctx, dev, full)
 	if err != nil {
 		return err
 	}
-	var (
-		mu      sync.Mutex
-		waiting *image.RGBA // the newest frame not yet encoded
-		spare   *image.RGBA // a buffer for the next
-		ready   = make(chan struct{}, 1)
-		done    = make(chan struct{})
-	)
-	defer func() { <-done }()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	frames := make(chan *image.RGBA, 1) // copied, to encode
+	free := make(chan *image.RGBA, 2)   // encoded, to reuse
+	done := make(chan struct{})
+	defer func() { cancel(); <-done }() // the encoder ends with the stream
 	go func() {
 		defer close(done)
 		var buf bytes.Buffer
 		for {
 			select {
-			case <-ready:
+			case img := <-frames:
+				buf.Reset()
+				if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality}); err == nil {
+					f.set(bytes.Clone(buf.Bytes()))
+				}
+				free <- img
 			case <-ctx.Done():
 				return
 			}
-			mu.Lock()
-			img := waiting
-			waiting = nil
-			mu.Unlock()
-			if img == nil {
-				continue
-			}
-			buf.Reset()
-			if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: jpegQuality}); err == nil {
-				f.set(bytes.Clone(buf.Bytes()))
-			}
-			mu.Lock()
-			spare = img
-			mu.Unlock()
 		}
 	}()
+	allocated := 0
 	return fs.ScreenFrames(ctx, w, h, func(img *image.RGBA) error {
-		mu.Lock()
-		dst := waiting
-		if dst == nil {
-			dst, spare = spare, nil
+		var dst *image.RGBA
+		select {
+		case dst = <-free:
+		default:
+			if allocated < cap(free) {
+				allocated++
+			} else {
+				select { // both buffers are taken: wait for one
+				case dst = <-free:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 		}
 		if dst == nil || dst.Rect != img.Rect {
 			dst = image.NewRGBA(img.Rect)
 		}
 		copy(dst.Pix, img.Pix)
-		waiting = dst
-		mu.Unlock()
 		select {
-		case ready <- struct{}{}:
-		default:
+		case frames <- dst:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		return nil
 	})
 }
 

@@ -424,12 +424,18 @@ func isqrt(n int) int {
 // dim darkens r like a dialog's scrim.
 func dim(dst *image.RGBA, r image.Rectangle) {
 	r = r.Intersect(dst.Bounds())
+	// A table of v*2/5 (in uint8, as the screen was always dimmed): a
+	// scrim covers the whole screen of every frame a live preview draws
+	// while a dialog is up, and the division was a fifth of its CPU.
+	var scrim [256]uint8
+	for v := range scrim {
+		scrim[v] = uint8(v) * 2 / 5
+	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := dst.Pix[dst.PixOffset(r.Min.X, y):dst.PixOffset(r.Max.X, y)]
-		for i := 0; i < len(row); i += 4 {
-			row[i] = row[i] * 2 / 5
-			row[i+1] = row[i+1] * 2 / 5
-			row[i+2] = row[i+2] * 2 / 5
+		for i := 0; i+3 < len(row); i += 4 {
+			p := row[i : i+3 : i+3]
+			p[0], p[1], p[2] = scrim[p[0]], scrim[p[1]], scrim[p[2]]
 		}
 	}
 }

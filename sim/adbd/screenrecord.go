@@ -148,11 +148,13 @@ func parseRate(s string) (int, error) {
 	return n * mult, err
 }
 
-// frames calls each with the screen scaled to the recording's size: now,
-// then at every change (at most maxFrameRate a second), until the time
-// limit or a rotation of the display (nil), ctx's end or each's error. A send on again sends the
-// current frame even when it did not change.
-func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, each func(*image.RGBA) error) error {
+// frames calls each with the screen as convert turns it into the
+// recording's bytes (scaled to its size): now, then at every change (at
+// most maxFrameRate a second), until the time limit or a rotation of the
+// display (nil), ctx's end or each's error. A send on again sends the
+// current frame even when it did not change. The bytes each gets are
+// reused for the next frame.
+func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, convert func(dst []byte, img *image.RGBA) []byte, each func([]byte) error) error {
 	ph := c.phone()
 	watcher, _ := ph.(ScreenWatcher)
 	drawer, _ := ph.(FrameDrawer)
@@ -164,8 +166,7 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 	gap := time.NewTimer(0)
 	defer gap.Stop()
 	sent := false // since the last wait for the gap
-	var last []byte
-	var scaled *image.RGBA
+	var out, last []byte
 	force := true
 	rotation := ph.Rotation()
 	for {
@@ -188,23 +189,16 @@ func (c *Cmd) frames(ctx context.Context, rec recording, again <-chan struct{}, 
 			return err
 		}
 		drawing := time.Since(drawn)
-		if img.Rect.Dx() == rec.w && img.Rect.Dy() == rec.h {
-			scaled = img
-		} else {
-			if scaled == img {
-				scaled = nil
-			}
-			scaled = frame.Scale(scaled, img, rec.w, rec.h)
-		}
-		if force || !bytes.Equal(scaled.Pix, last) {
-			if err := each(scaled); err != nil {
+		out = convert(out, img)
+		if force || !bytes.Equal(out, last) {
+			if err := each(out); err != nil {
 				return err
 			}
-			last = append(last[:0], scaled.Pix...)
+			out, last = last, out
 			// Drawing takes the phone's lock: leave at least as long
 			// again to its input and screenshots. Sending the frame
-			// (scaling it, the encoder, the link) does not hold the lock
-			// and runs in the gap.
+			// (converting it, the encoder, the link) does not hold the
+			// lock and runs in the gap.
 			gap.Reset(max(time.Second/maxFrameRate, 2*drawing) - time.Since(drawn))
 			sent = true
 		}
@@ -239,11 +233,22 @@ func (c *Cmd) flush() error {
 
 // recordRaw is --output-format=raw-frames: RGB888 frames back to back.
 func (c *Cmd) recordRaw(ctx context.Context, rec recording) int {
-	rgb := make([]byte, rec.w*rec.h*3)
-	err := c.frames(ctx, rec, nil, func(img *image.RGBA) error {
-		for i, j := 0, 0; j < len(rgb); i, j = i+4, j+3 {
-			rgb[j], rgb[j+1], rgb[j+2] = img.Pix[i], img.Pix[i+1], img.Pix[i+2]
+	var scaled *image.RGBA
+	rgb888 := func(dst []byte, img *image.RGBA) []byte {
+		if scaled == img {
+			scaled = nil
 		}
+		scaled = frame.Scale(scaled, img, rec.w, rec.h)
+		if n := rec.w * rec.h * 3; cap(dst) < n {
+			dst = make([]byte, n)
+		}
+		dst = dst[:rec.w*rec.h*3]
+		for i, j := 0, 0; j < len(dst); i, j = i+4, j+3 {
+			dst[j], dst[j+1], dst[j+2] = scaled.Pix[i], scaled.Pix[i+1], scaled.Pix[i+2]
+		}
+		return dst
+	}
+	err := c.frames(ctx, rec, nil, rgb888, func(rgb []byte) error {
 		if _, err := c.Stdout.Write(rgb); err != nil {
 			return err
 		}
@@ -357,18 +362,17 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 		defer close(done)
 		_ = supervise.Run(ctx, supervise.Options{Name: "screenrecord's H.264 encoder (ffmpeg)", Log: c.s.log, OnEvent: c.s.opts.OnSupervise}, encode)
 	}()
-	var yuv []byte
-	err = c.frames(ctx, rec, again, func(img *image.RGBA) error {
+	// ffmpeg takes the planes libx264 encodes, scaled and converted here
+	// in one pass: a third of RGBA's bytes through the pipe, and no pixel
+	// conversion in ffmpeg.
+	yuv420p := func(dst []byte, img *image.RGBA) []byte { return frame.ScaleI420(dst, img, rec.w, rec.h) }
+	err = c.frames(ctx, rec, again, yuv420p, func(yuv []byte) error {
 		mu.Lock()
 		w := in
 		mu.Unlock()
 		if w != nil {
-			// ffmpeg takes the planes libx264 encodes, converted here:
-			// a third of RGBA's bytes through the pipe, and no pixel
-			// conversion in ffmpeg. A failed write is an encoder that
-			// died: the supervisor starts another, which asks for the
-			// frame again.
-			yuv = frame.I420(yuv, img)
+			// A failed write is an encoder that died: the supervisor
+			// starts another, which asks for the frame again.
 			_, _ = w.Write(yuv)
 		}
 		return nil

@@ -185,3 +185,33 @@ func pixOf(img image.Image) []uint8 {
 	}
 	return nil
 }
+
+// TestScaleI420 gives the bytes of Scale then I420, at half size (one
+// pass) and at another size.
+func TestScaleI420(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  *image.RGBA
+		w, h int
+	}{
+		{"half", noise(16, 12), 8, 6},
+		{"half of a sub-image", noise(20, 16).SubImage(image.Rect(2, 2, 18, 14)).(*image.RGBA), 8, 6},
+		{"other", noise(16, 12), 6, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := frame.I420(nil, frame.Scale(nil, tc.src, tc.w, tc.h))
+			got := frame.ScaleI420(nil, tc.src, tc.w, tc.h)
+			if string(got) != string(want) {
+				t.Errorf("ScaleI420 differs from I420 of Scale:\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+func BenchmarkScaleI420(b *testing.B) {
+	src := noise(1080, 2400)
+	var dst []byte
+	for b.Loop() {
+		dst = frame.ScaleI420(dst, src, 540, 1200)
+	}
+}
