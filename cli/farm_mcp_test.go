@@ -11,7 +11,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/apexagent/apex/farm/farmtest"
-	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
 )
@@ -23,11 +22,7 @@ func TestMCPFarm(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
-	_, js := p.Conn()
-	leases, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	leases := farmtest.Leases(ctx, t, p)
 	env := &Env{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Log: slog.New(slog.DiscardHandler)}
 	cmd := newCmdMCP(env)
 	if err := cmd.ParseFlags([]string{"--farm", p.ClientURL()}); err != nil {

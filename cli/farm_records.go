@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/spf13/cobra"
@@ -132,6 +133,9 @@ oldest beyond --max-count are deleted by the control plane (every minute).
 				return err
 			}
 			defer c.Close()
+			if err := c.api.Allow(cmd.Context(), auth.Manage, args[0]); err != nil {
+				return err // an admin's setting (see apex farm limit)
+			}
 			rs, err := records.Open(cmd.Context(), c.js)
 			if err != nil {
 				return err

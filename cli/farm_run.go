@@ -396,6 +396,11 @@ func newCmdFarmLimit(env *Env) *cobra.Command {
 				return err
 			}
 			defer c.Close()
+			// Only an admin changes the farm's settings (NATS refuses the
+			// others): say so, rather than time out.
+			if err := c.api.Allow(cmd.Context(), auth.Manage, args[0]); err != nil {
+				return err
+			}
 			if err := c.q.SetLimit(cmd.Context(), args[0], n); err != nil {
 				return err
 			}

@@ -261,4 +261,9 @@ func TestFarmProjectMembership(t *testing.T) {
 	if err != nil || !strings.Contains(out, ids["A"]) || strings.Contains(out, ids["B"]) {
 		t.Errorf("apex farm runs lists A's runs only: %v\n%s", err, out)
 	}
+	for _, args := range [][]string{{"farm", "limit", "A", "1"}, {"farm", "retention", "A", "--max-count", "1"}} {
+		if _, _, err := run(t, append(args, farmArgs...)...); err == nil || !strings.Contains(err.Error(), "needs an admin token") {
+			t.Errorf("apex %s with a tester's token: %v, want refused for want of an admin token", strings.Join(args, " "), err)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/audit"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/nats-io/nats.go/jetstream"
@@ -53,18 +54,8 @@ const (
 	heartbeatTTL = 3 * time.Second
 )
 
-// wifiOff passes only on a phone whose Settings start as the spec says
-// (Wi-Fi on): a run that saw an earlier run's leftovers fails.
-const wifiOff = `sim:
-  launch: com.apex.settings
-tasks:
-  - name: wifi off
-    flow:
-      - tap: Network & internet
-      - assert: {checked: {id: wifi}}
-      - tap: {id: wifi}
-      - assert: {notChecked: {id: wifi}}
-`
+// wifiOff fails on a phone that kept an earlier run's leftovers.
+const wifiOff = farmtest.WifiOff
 
 // slow is wifiOff with a pause, so runs are still going when a host dies.
 const slow = wifiOff + "      - sleep: 4000\n"

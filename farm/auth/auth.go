@@ -382,8 +382,12 @@ func (s *Store) Allow(ctx context.Context, p Principal, a Action, project string
 		return fmt.Errorf("%w: a host's join token cannot %s project %s", ErrForbidden, a, project)
 	}
 	if p.Role < a.needs() {
-		return fmt.Errorf("%w: %s is a %s and cannot %s project %s: that needs a %s token (ask an admin: apex farm token create --user %s --role %s)",
-			ErrForbidden, p.User, p.Role, a, project, a.needs(), p.User, a.needs())
+		article := "a"
+		if a.needs() == Admin {
+			article = "an"
+		}
+		return fmt.Errorf("%w: %s is a %s and cannot %s project %s: that needs %s %s token (ask an admin: apex farm token create --user %s --role %s)",
+			ErrForbidden, p.User, p.Role, a, project, article, a.needs(), p.User, a.needs())
 	}
 	pr, _, err := s.Project(ctx, project)
 	if err != nil {

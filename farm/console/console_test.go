@@ -64,22 +64,30 @@ func TestConsoleOpensADevice(t *testing.T) {
 	}
 
 	tab := chromium.Tab(t, 60*time.Second, "the console leases a phone, shows its screen and taps it")
-	row := `#devices tr[data-id="h1/sim-1"] button`
-	err = chromedp.Do(tab,
-		chromedp.Navigate(srv.URL+"/?token="+token),
+	openAndTap(t, tab, "admin", chromedp.Navigate(srv.URL+"/?token="+token))
+}
+
+// row is the Open button of the console's phone.
+const row = `#devices tr[data-id="h1/sim-1"] button`
+
+// openAndTap does before (it signs in as user last), opens h1/sim-1 in the
+// console, taps its screen, sees the stream change, and checks the device
+// list names user as its holder.
+func openAndTap(t *testing.T, tab context.Context, user string, before ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	err := chromedp.Do(tab, append(before,
 		chromedp.WaitVisible(chromedp.CSS(row)),
 		chromedp.Click(chromedp.CSS(row)),
 		chromedp.WaitVisible(chromedp.CSS("#screen")),
-		// A second frame loaded: the screen streams.
 		tapAndSeeTheStreamChange(),
-	)
+	)...)
 	if err != nil {
 		errText, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#error").textContent`))
 		t.Fatalf("%v (the page says %q)", err, errText)
 	}
 	holder, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#devices tr[data-id="h1/sim-1"]').cells[2].textContent`))
-	if err != nil || holder != "console:admin" {
-		t.Errorf("the device list shows the holder %q (%v), want console:admin", holder, err)
+	if err != nil || holder != "console:"+user {
+		t.Errorf("the device list shows the holder %q (%v), want console:%s", holder, err, user)
 	}
 }
 
@@ -93,57 +101,24 @@ func TestConsoleProjects(t *testing.T) {
 	_, js := p.Conn()
 	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Labels: map[string]string{"project": "shop"},
 		Playground: playgrounds(t, &seen{})})
-	st, err := auth.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range []error{st.AddUser(ctx, "alice", "t"), st.AddUser(ctx, "bob", "t"), st.AddProject(ctx, "shop", "t"),
-		st.AddProject(ctx, "bank", "t"), st.AddMember(ctx, "shop", "alice", "t"), st.AddMember(ctx, "bank", "bob", "t")} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	alice, err := st.CreateToken(ctx, "alice", auth.Tester, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob, err := st.CreateToken(ctx, "bob", auth.Tester, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := queue.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tokens := farmtest.Users(ctx, t, p, []string{"shop", "bank"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"shop"}},
+		farmtest.Member{User: "bob", Role: auth.Tester, Projects: []string{"bank"}})
 	// A run of bank's that sits in the queue (its labels match no phone).
-	if _, err := q.Submit(ctx, queue.Run{ID: "rbank", Project: "bank", Name: "b.yaml", Script: []byte("tasks: []"), Labels: map[string]string{"lab": "none"}}); err != nil {
+	if _, err := farmtest.Queue(ctx, t, p).Submit(ctx, queue.Run{ID: "rbank", Project: "bank", Name: "b.yaml", Script: []byte("tasks: []"), Labels: map[string]string{"lab": "none"}}); err != nil {
 		t.Fatal(err)
 	}
 	srv := serveConsole(ctx, t, js)
 
 	tab := chromium.Tab(t, 90*time.Second, "the console refuses a phone of another project and opens one of the user's")
-	row := `#devices tr[data-id="h1/sim-1"] button`
-	err = chromedp.Do(tab,
-		chromedp.Navigate(srv.URL+"/?token="+bob),
+	openAndTap(t, tab, "alice",
+		chromedp.Navigate(srv.URL+"/?token="+tokens["bob"]),
 		chromedp.WaitVisible(chromedp.CSS(`#runs tr`)),
 		poll(`[...document.querySelectorAll("#runs tbody tr")].some(r => r.cells[0].textContent === "rbank")`),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 		chromedp.Click(chromedp.CSS(row)),
 		poll(`/serves project shop only|not a member/.test(document.querySelector("#error").textContent)`),
-		chromedp.Navigate(srv.URL+"/?token="+alice),
-		chromedp.WaitVisible(chromedp.CSS(row)),
-		chromedp.Click(chromedp.CSS(row)),
-		chromedp.WaitVisible(chromedp.CSS("#screen")),
-		tapAndSeeTheStreamChange(),
+		chromedp.Navigate(srv.URL+"/?token="+tokens["alice"]),
 	)
-	if err != nil {
-		errText, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#error").textContent`))
-		t.Fatalf("%v (the page says %q)", err, errText)
-	}
-	holder, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#devices tr[data-id="h1/sim-1"]').cells[2].textContent`))
-	if err != nil || holder != "console:alice" {
-		t.Errorf("the device list shows the holder %q (%v), want console:alice", holder, err)
-	}
 	runs, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#runs tbody tr").length`))
 	if err != nil || runs != 0 {
 		t.Errorf("alice sees %d runs (%v), want none of bank's", runs, err)

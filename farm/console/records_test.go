@@ -39,20 +39,7 @@ func TestConsoleListsAndOpensRecords(t *testing.T) {
 	cctx, ccancel := context.WithCancel(ctx)
 	defer ccancel()
 	// alice is a member of shop only.
-	st, err := auth.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range []error{st.AddUser(ctx, "alice", "t"), st.AddProject(ctx, "shop", "t"), st.AddProject(ctx, "bank", "t"),
-		st.AddMember(ctx, "shop", "alice", "t")} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	alice, err := st.CreateToken(ctx, "alice", auth.Viewer, "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	alice := farmtest.Users(ctx, t, p, []string{"shop", "bank"}, farmtest.Member{User: "alice", Role: auth.Viewer, Projects: []string{"shop"}})["alice"]
 	c, err := console.New(cctx, js, console.Options{Token: "the-farm-admin-token"})
 	if err != nil {
 		t.Fatal(err)

@@ -113,6 +113,20 @@ func Queue(ctx context.Context, t testing.TB, p *plane.Plane) *queue.Queue {
 	return q
 }
 
+// WifiOff is a script that passes only on a phone whose Settings start as
+// the simulated phone's spec says (Wi-Fi on): a run that saw an earlier
+// run's leftovers fails.
+const WifiOff = `sim:
+  launch: com.apex.settings
+tasks:
+  - name: wifi off
+    flow:
+      - tap: Network & internet
+      - assert: {checked: {id: wifi}}
+      - tap: {id: wifi}
+      - assert: {notChecked: {id: wifi}}
+`
+
 // RunToEnd queues r and waits until it ends; it returns its final record.
 func RunToEnd(ctx context.Context, t testing.TB, q *queue.Queue, r queue.Run) queue.Run {
 	t.Helper()
@@ -120,10 +134,21 @@ func RunToEnd(ctx context.Context, t testing.TB, q *queue.Queue, r queue.Run) qu
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Watch(ctx, r.ID, func(cur queue.Run) bool { r = cur; return !queue.Final(cur.State) }); err != nil {
-		t.Fatalf("run %s: %v (last %s)", r.ID, err, r.State)
+	return WaitRun(ctx, t, q, r.ID, nil)
+}
+
+// WaitRun waits until run id's record satisfies until (nil: until the run
+// ends) and returns it.
+func WaitRun(ctx context.Context, t testing.TB, q *queue.Queue, id string, until func(queue.Run) bool) queue.Run {
+	t.Helper()
+	if until == nil {
+		until = func(r queue.Run) bool { return queue.Final(r.State) }
 	}
-	return r
+	var last queue.Run
+	if err := q.Watch(ctx, id, func(r queue.Run) bool { last = r; return !until(r) }); err != nil {
+		t.Fatalf("run %s: %v (last %s)", id, err, last.State)
+	}
+	return last
 }
 
 // WaitDevices waits until the farm of p has registered n devices.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/apexagent/apex/device"
@@ -115,6 +117,28 @@ func hostSlots(ctx context.Context, hostID string, hosts []device.Host, labels m
 		}})
 	}
 	return out, nil
+}
+
+// errIOSInstall is why a farm iPhone installs no app: said in the run's
+// reason, with what is missing.
+var errIOSInstall = fmt.Errorf("installing iOS apps (.ipa, .app) on a farm iPhone is not supported: Apex drives iPhones through WebDriverAgent, which cannot install apps, and the host drives no device installer (ideviceinstaller, go-ios or xcrun devicectl); install the app on the iPhone beforehand and let the script launch its bundle id: %w", device.ErrUnsupported)
+
+// installable fails unless a device of platform can install every app
+// file (its extension is its kind: apk, ipa, app), before the device is
+// opened for nothing.
+func installable(platform string, files []string) error {
+	for _, f := range files {
+		kind := strings.TrimPrefix(filepath.Ext(f), ".")
+		switch {
+		case platform == "ios" && kind == "apk":
+			return fmt.Errorf("app %s is an Android app (apk): an iPhone cannot install it; queue the run with --labels platform=android", filepath.Base(f))
+		case platform == "ios":
+			return errIOSInstall
+		case kind != "apk":
+			return fmt.Errorf("app %s is an iOS app (%s): %s devices install APKs; queue the run with --labels platform=ios", filepath.Base(f), kind, platform)
+		}
+	}
+	return nil
 }
 
 // installAll installs app files on the device (Android: pushed and

@@ -19,18 +19,8 @@ import (
 	"github.com/apexagent/apex/script"
 )
 
-// wifiOff passes only on a phone whose Settings start as the spec says
-// (Wi-Fi on): a run that saw the previous run's leftovers would fail.
-const wifiOff = `sim:
-  launch: com.apex.settings
-tasks:
-  - name: wifi off
-    flow:
-      - tap: Network & internet
-      - assert: {checked: {id: wifi}}
-      - tap: {id: wifi}
-      - assert: {notChecked: {id: wifi}}
-`
+// wifiOff fails on a phone that kept the previous run's leftovers.
+const wifiOff = farmtest.WifiOff
 
 func load(data []byte, name string) (*script.Script, error) { return script.Load(data, name, nil) }
 
@@ -41,11 +31,7 @@ func TestRunsPassOnCleanPhones(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 2)
-	_, js := p.Conn()
-	q, err := queue.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := farmtest.Queue(ctx, t, p)
 	var ids []string
 	for range 6 {
 		r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
@@ -55,12 +41,7 @@ func TestRunsPassOnCleanPhones(t *testing.T) {
 		ids = append(ids, r.ID)
 	}
 	for _, id := range ids {
-		var last queue.Run
-		err := q.Watch(ctx, id, func(r queue.Run) bool { last = r; return !queue.Final(r.State) })
-		if err != nil {
-			t.Fatalf("run %s: %v (last %+v)", id, err, last)
-		}
-		if last.State != queue.Passed {
+		if last := farmtest.WaitRun(ctx, t, q, id, nil); last.State != queue.Passed {
 			t.Errorf("run %s on %s: %s: %s", id, last.Device, last.State, last.Reason)
 		}
 	}
@@ -73,17 +54,7 @@ func TestAuditShowsEachLeaseOnce(t *testing.T) {
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	_, js := p.Conn()
-	q, err := queue.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Watch(ctx, r.ID, func(r queue.Run) bool { return !queue.Final(r.State) }); err != nil {
-		t.Fatal(err)
-	}
+	farmtest.RunToEnd(ctx, t, farmtest.Queue(ctx, t, p), queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
 	// The release is logged after the final state; wait for it.
 	var kinds []string
 	for ctx.Err() == nil {
@@ -113,11 +84,8 @@ func TestRemoteDriverFenced(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
-	nc, js := p.Conn()
-	ls, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, _ := p.Conn()
+	ls := farmtest.Leases(ctx, t, p)
 	const id = "h1/sim-1"
 	first, err := ls.Acquire(ctx, id, "alice", "")
 	if err != nil {

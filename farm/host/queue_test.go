@@ -19,20 +19,12 @@ func TestCancelTimeoutAndProjectLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 2)
-	_, js := p.Conn()
-	q, err := queue.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := farmtest.Queue(ctx, t, p)
 	wait := func(id string, until func(queue.Run) bool) queue.Run {
 		t.Helper()
-		var last queue.Run
-		if err := q.Watch(ctx, id, func(r queue.Run) bool { last = r; return !until(r) }); err != nil {
-			t.Fatalf("run %s: %v (last %s)", id, err, last.State)
-		}
-		return last
+		return farmtest.WaitRun(ctx, t, q, id, until)
 	}
-	final := func(r queue.Run) bool { return queue.Final(r.State) }
+	var final func(queue.Run) bool // until the run ends
 
 	t.Run("cancel", func(t *testing.T) {
 		r, err := q.Submit(ctx, queue.Run{Name: "slow.yaml", Script: []byte(slow)})

@@ -234,6 +234,9 @@ func (a *Agent) runScript(ctx context.Context, s *slot, r queue.Run) (state, rea
 		return queue.Error, err.Error(), 0, 0, ""
 	}
 	defer releaseApps()
+	if err := installable(s.reg.Platform, apps); err != nil {
+		return queue.Error, err.Error(), 0, 0, ""
+	}
 	drv, closeDev, err := s.open(ctx, reset, apps)
 	if err != nil {
 		return queue.Error, "open the device: " + err.Error(), 0, 0, ""
