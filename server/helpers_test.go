@@ -19,6 +19,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 	"github.com/apexagent/apex/sim/lab"
@@ -60,7 +61,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 		Platform: device.Android, State: "device"}
 	realOpen := func(ctx context.Context) func() (device.Driver, device.Target, func(), error) {
 		return func() (device.Driver, device.Target, func(), error) {
-			d, err := android.OpenDirect(ctx, p.dev.Addr, nil)
+			d, err := android.OpenDirect(ctx, p.dev.Addr, labtest.Driver())
 			if err != nil {
 				return nil, device.Target{}, nil, err
 			}
