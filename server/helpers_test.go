@@ -160,6 +160,14 @@ func (p *phone) mustDo(want int, method, path string, body any) map[string]any {
 	return m
 }
 
+// on is the phone for a subtest t, so that its failures end t, not the
+// parent test (FailNow from a subtest on its parent's t panics).
+func (p *phone) on(t testing.TB) *phone {
+	c := *p
+	c.t = t
+	return &c
+}
+
 func (p *phone) state() string {
 	p.t.Helper()
 	m := p.mustDo(200, "GET", "/runtime-info", nil)
