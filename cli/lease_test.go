@@ -15,6 +15,7 @@ import (
 
 	"github.com/apexagent/apex/device/lease"
 	"github.com/apexagent/apex/internal/browsertest"
+	"github.com/apexagent/apex/internal/patience"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,7 +50,7 @@ func TestMain(m *testing.M) {
 var chromium browsertest.Shared
 
 // procTimeout bounds every wait on an apex process.
-const procTimeout = 60 * time.Second
+var procTimeout = patience.Of(60 * time.Second)
 
 // apexCommand is the apex command line as a process (this test binary
 // running Main), recording in a fresh runs directory, with no model.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 )
 
@@ -60,10 +61,11 @@ func TestDeviceSettingsPanel(t *testing.T) {
 	}
 }
 
-// waitLong is waitFor for what runs a device action: a minute.
+// waitLong is waitFor for what runs a device action: a minute (stretched
+// by patience).
 func waitLong(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(time.Minute)))); err != nil {
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](js, chromedp.WithPollingTimeout(patience.Of(time.Minute))))); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }

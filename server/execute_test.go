@@ -37,7 +37,7 @@ func TestExecuteAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := p.mustDo(200, "POST", "/execute", tt.body)
+			m := p.on(t).mustDo(200, "POST", "/execute", tt.body)
 			if m["kind"] != tt.kind || m["status"] != tt.status {
 				t.Fatalf("answer kind %v status %v (error %v), want %s %s", m["kind"], m["status"], m["error"], tt.kind, tt.status)
 			}
@@ -111,7 +111,7 @@ func TestExecuteRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, m := p.do("POST", "/execute", tt.body)
+			code, m := p.on(t).do("POST", "/execute", tt.body)
 			if code != tt.code || !strings.Contains(m["error"].(string), tt.part) {
 				t.Errorf("%d %v, want %d naming %q", code, m, tt.code, tt.part)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/server"
@@ -63,7 +64,7 @@ func startPhone(t testing.TB, po *phoneOptions) *phone {
 		Platform: device.Android, State: "device"}
 	realOpen := func(ctx context.Context) func() (device.Driver, device.Target, func(), error) {
 		return func() (device.Driver, device.Target, func(), error) {
-			d, err := android.OpenDirect(ctx, p.dev.Addr, nil)
+			d, err := android.OpenDirect(ctx, p.dev.Addr, labtest.Driver())
 			if err != nil {
 				return nil, device.Target{}, nil, err
 			}
@@ -160,6 +161,14 @@ func (p *phone) mustDo(want int, method, path string, body any) map[string]any {
 		p.t.Fatalf("%s %s: status %d, want %d: %v", method, path, code, want, m)
 	}
 	return m
+}
+
+// on is the phone for a subtest t, so that its failures end t, not the
+// parent test (FailNow from a subtest on its parent's t panics).
+func (p *phone) on(t testing.TB) *phone {
+	c := *p
+	c.t = t
+	return &c
 }
 
 func (p *phone) state() string {

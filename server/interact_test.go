@@ -61,7 +61,7 @@ func TestInteractErrors(t *testing.T) {
 		{"not an object", []int{1}, 400, "JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, m := p.do("POST", "/interact", tc.body)
+			code, m := p.on(t).do("POST", "/interact", tc.body)
 			msg, _ := m["error"].(string)
 			if code != tc.code && tc.code != 0 || code < 400 || !strings.Contains(msg, tc.msg) {
 				t.Errorf("%d %v, want %d mentioning %q", code, m["error"], tc.code, tc.msg)

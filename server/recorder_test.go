@@ -10,6 +10,7 @@ import (
 	"github.com/apexagent/apex/action"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/internal/labtest"
 	"github.com/apexagent/apex/locate"
 	"github.com/apexagent/apex/perceive"
 	"github.com/apexagent/apex/runner"
@@ -81,7 +82,7 @@ func TestRecorderExportReplays(t *testing.T) {
 // pointOf is the centre of the element text names on the phone's screen.
 func (p *phone) pointOf(text string) device.Point {
 	p.t.Helper()
-	d, err := android.OpenDirect(testCtx(p.t), p.dev.Addr, nil)
+	d, err := android.OpenDirect(testCtx(p.t), p.dev.Addr, labtest.Driver())
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func (p *phone) replayExport(prepare func()) (*runner.Result, []byte) {
 	if fg, _ := p.dev.Phone.Foreground(); fg == "com.android.settings" {
 		p.t.Fatal("settings still in front before the replay")
 	}
-	d, err := android.OpenDirect(testCtx(p.t), p.dev.Addr, nil)
+	d, err := android.OpenDirect(testCtx(p.t), p.dev.Addr, labtest.Driver())
 	if err != nil {
 		p.t.Fatal(err)
 	}

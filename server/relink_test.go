@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 )
 
@@ -172,7 +173,7 @@ func TestPreviewRelinksABrokenLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.failShots.Store(1)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience.Of(20 * time.Second))
 	for p.opens.Load() < 2 && time.Now().Before(deadline) {
 		if _, err := mr.NextPart(); err != nil {
 			t.Fatalf("the stream ended while relinking: %v", err)

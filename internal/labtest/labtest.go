@@ -25,7 +25,7 @@ func Android(t testing.TB, opts lab.Options) (*lab.Device, *android.Driver) {
 	dev := l.Devices()[0]
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(20*time.Second))
 	defer cancel()
-	d, err := android.OpenDirect(ctx, dev.Addr, nil)
+	d, err := android.OpenDirect(ctx, dev.Addr, Driver())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,4 +43,11 @@ func App(t testing.TB, pkg string) (*lab.Device, *android.Driver) {
 		t.Fatal(err)
 	}
 	return dev, d
+}
+
+// Driver is the Android driver's options for a test's simulated phone: the
+// defaults, but a call may take as long as patience allows (beside `make
+// stress`'s CPU hog one screenshot passed the 15 s default).
+func Driver() *android.Options {
+	return &android.Options{Timeout: patience.Of(15 * time.Second)}
 }
