@@ -76,6 +76,9 @@ type Options struct {
 	AllowModelURL bool
 	// Limits bound what clients can make the server keep or run.
 	Limits Limits
+	// Booter, when set, boots simulated phones on demand (POST
+	// /devices/boot); Targets should list them.
+	Booter Booter
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.
@@ -96,6 +99,7 @@ type Server struct {
 	h264    h264Hub
 	rec     recorder
 	scratch scratch
+	booted  booted
 }
 
 // New builds a Server; it opens no device until POST /session.
@@ -180,6 +184,7 @@ func (s *Server) api() []route {
 	rs = append(rs, s.authAPI()...)
 	rs = append(rs, s.midsceneAPI()...)
 	rs = append(rs, s.readAPI()...)
+	rs = append(rs, s.bootAPI()...)
 	return rs
 }
 

@@ -129,6 +129,7 @@ async function loadSetup() {
   for (const w of s.warnings || []) hints.appendChild(el("li", "", w));
   if (s.blocked) hints.prepend(el("li", "blocked", "No device can be connected here: " + s.blocked));
   $("connect").disabled = !!s.blocked || !field.options.some((o) => !o.disabled);
+  if (typeof bootSetup === "function") bootSetup(s); // boot.js
   if (s.autoSubmit && !ui.autoTried) {
     ui.autoTried = true;
     connect(field.default);
