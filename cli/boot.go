@@ -160,3 +160,26 @@ func (b *simBooter) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// emulatorHost is the host "emulator" booting the Android SDK's first AVD
+// under a session host with caps, opened through the adb server; nil
+// (and why, for a log) when this machine has no emulator or no AVD.
+func emulatorHost(ctx context.Context, env *Env, caps BootCaps) (*hub.SessionHost, error) {
+	e, err := hub.DetectEmulator(ctx, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := deviceHosts(env)
+	if err != nil {
+		return nil, err
+	}
+	eh, err := hub.NewEmulatorHost("emulator", e, hosts[0], hub.EmulatorOptions{Log: env.Log})
+	if err != nil {
+		return nil, err
+	}
+	dir := caps.StateDir
+	if dir == "" {
+		dir = hub.DefaultStateDir()
+	}
+	return hub.NewSessionHost(ctx, eh, hub.SessionOptions{RunCap: caps.RunCap, IdleCap: caps.IdleCap, StateDir: dir, Log: env.Log})
+}

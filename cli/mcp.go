@@ -94,7 +94,7 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.TLS.CertFile, "tls-cert", "", "with --http: serve HTTPS with this certificate (PEM; with --tls-key)")
 	f.StringVar(&opts.TLS.KeyFile, "tls-key", "", "the private key of --tls-cert (PEM)")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
-	f.BoolVar(&opts.Boot, "boot", false, "add the host \"booted\": device_open booted/new starts a simulated phone (an apex sim process) under --run-cap and --idle-cap")
+	f.BoolVar(&opts.Boot, "boot", false, "add the host \"booted\": device_open booted/new starts a simulated phone (an apex sim process) under --run-cap and --idle-cap; and the host \"emulator\" (emulator/new) where the Android SDK's emulator has an AVD")
 	opts.BootCaps.register(cmd, 0, "with --boot")
 	f.StringVar(&opts.Profile, "profile", "default", "tool set: default (every tool the policy allows), or device-hub (device_list, device_open, device_screenshot, device_close; the agent acts through the apex do --session command device_open returns)")
 	f.StringVar(&opts.Config, "config", "", configUsage)
@@ -152,6 +152,14 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 		}
 		defer b.Close()
 		hosts = append(hosts, b.Hosts()...)
+		// Android emulators boot too (device_open emulator/new) where
+		// the SDK has one with an AVD; elsewhere they are left out.
+		if eh, err := emulatorHost(ctx, env, opts.BootCaps); err == nil {
+			defer eh.Close()
+			hosts = append(hosts, eh)
+		} else {
+			env.Log.Info("apex mcp --boot: no emulators", "why", err)
+		}
 	}
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()
