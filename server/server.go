@@ -120,6 +120,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, id: newID(), log: opts.Log}
 	s.rec.limits, s.rec.log = opts.Limits, opts.Log
 	s.sess.init()
+	s.events.replay = opts.Limits.EventReplay
 	s.events.init()
 	rt, err := opts.NewAgent(ModelSettings{}, s.onEvent)
 	if err != nil {
@@ -163,6 +164,7 @@ func (s *Server) api() []route {
 		{"GET /action-space", s.actionSpace},
 		{"POST /interact", s.interact},
 		{"POST /execute", s.execute},
+		{"GET /tasks", s.listTasks},
 		{"GET /task-progress/{id}", s.taskProgress},
 		{"POST /cancel/{id}", s.cancel},
 		{"GET /events", s.stream},
