@@ -96,8 +96,7 @@ type EmulatorHost struct {
 	opts EmulatorOptions
 	adb  device.Host // the adb server's host, which sees the emulators
 
-	mu    sync.Mutex
-	procs map[string]*exec.Cmd // serial (emulator-P) -> the emulator
+	procs *procTable // by serial (emulator-P)
 }
 
 var _ device.Booter = (*EmulatorHost)(nil)
@@ -127,7 +126,7 @@ func NewEmulatorHost(name string, e Emulator, adbHost device.Host, opts Emulator
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	return &EmulatorHost{name: name, emu: e, opts: opts, adb: adbHost, procs: map[string]*exec.Cmd{}}, nil
+	return &EmulatorHost{name: name, emu: e, opts: opts, adb: adbHost, procs: newProcTable(name)}, nil
 }
 
 // Name is the prefix of the host's device IDs.
@@ -136,11 +135,9 @@ func (h *EmulatorHost) Name() string { return h.name }
 // Targets lists the emulators this host booted, as adb sees them.
 func (h *EmulatorHost) Targets(ctx context.Context) ([]device.Target, error) {
 	ts, err := h.adb.Targets(ctx)
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	var out []device.Target
 	for _, t := range ts {
-		if _, ok := h.procs[t.Serial]; ok {
+		if h.procs.has(t.Serial) {
 			t.ID, t.Host = device.QualifiedID(h.name, t.Serial), h.name
 			out = append(out, t)
 		}
@@ -150,11 +147,8 @@ func (h *EmulatorHost) Targets(ctx context.Context) ([]device.Target, error) {
 
 // Open opens an emulator this host booted.
 func (h *EmulatorHost) Open(ctx context.Context, serial string) (device.Driver, error) {
-	h.mu.Lock()
-	_, ok := h.procs[serial]
-	h.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("hub: host %s did not boot %s: %w", h.name, serial, device.ErrNotFound)
+	if err := h.procs.check(serial); err != nil {
+		return nil, err
 	}
 	return h.adb.Open(ctx, serial)
 }
@@ -194,9 +188,7 @@ func (h *EmulatorHost) Boot(ctx context.Context) (device.Booted, error) {
 		_ = cmd.Process.Kill()
 		return device.Booted{}, fmt.Errorf("hub: boot AVD %s as %s: %w", h.opts.AVD, serial, err)
 	}
-	h.mu.Lock()
-	h.procs[serial] = cmd
-	h.mu.Unlock()
+	h.procs.add(serial, cmd)
 	h.opts.Log.Info("emulator booted", "avd", h.opts.AVD, "serial", serial, "pid", cmd.Process.Pid)
 	t := device.Target{ID: device.QualifiedID(h.name, serial), Host: h.name, Serial: serial, Platform: device.Android, State: "device", Model: h.opts.AVD}
 	return device.Booted{Target: t, PID: cmd.Process.Pid, Cmdline: cmdline(cmd.Process.Pid)}, nil
@@ -253,14 +245,7 @@ func (h *EmulatorHost) waitBooted(ctx context.Context, serial string, exited <-c
 
 // Shutdown stops an emulator this host booted.
 func (h *EmulatorHost) Shutdown(ctx context.Context, serial string) error {
-	h.mu.Lock()
-	cmd, ok := h.procs[serial]
-	delete(h.procs, serial)
-	h.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("hub: host %s did not boot %s: %w", h.name, serial, device.ErrNotFound)
-	}
-	return stopProcess(ctx, cmd.Process.Pid, cmdline(cmd.Process.Pid), 20*time.Second)
+	return h.procs.stop(ctx, serial, 20*time.Second)
 }
 
 // freeEmulatorPort is an even console port of the emulators' range whose

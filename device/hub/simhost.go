@@ -29,9 +29,9 @@ type ProcessHost struct {
 	name string
 	opts ProcessOptions
 
+	procs *procTable
 	mu    sync.Mutex
-	procs map[string]*exec.Cmd // serial -> the process serving it
-	addrs []string             // in boot order, as printed
+	addrs []string // in boot order, as printed
 }
 
 // ProcessOptions configure a ProcessHost.
@@ -69,7 +69,7 @@ func NewProcessHost(name string, opts ProcessOptions) (*ProcessHost, error) {
 	default:
 		return nil, fmt.Errorf("hub: a process host boots android or ios phones, not %q", opts.Platform)
 	}
-	return &ProcessHost{name: name, opts: opts, procs: map[string]*exec.Cmd{}}, nil
+	return &ProcessHost{name: name, opts: opts, procs: newProcTable(name)}, nil
 }
 
 // Name is the prefix of the host's device IDs.
@@ -100,11 +100,8 @@ func (h *ProcessHost) Targets(ctx context.Context) ([]device.Target, error) {
 
 // Open opens a phone this host booted.
 func (h *ProcessHost) Open(ctx context.Context, serial string) (device.Driver, error) {
-	h.mu.Lock()
-	_, ok := h.procs[serial]
-	h.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("hub: host %s did not boot %s: %w", h.name, serial, device.ErrNotFound)
+	if err := h.procs.check(serial); err != nil {
+		return nil, err
 	}
 	d, err := h.direct()
 	if err != nil {
@@ -175,8 +172,8 @@ func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
 		}
 		serial = ios.Serial(printed)
 	}
+	h.procs.add(serial, cmd)
 	h.mu.Lock()
-	h.procs[serial] = cmd
 	h.addrs = append(h.addrs, printed)
 	h.mu.Unlock()
 	t := device.Target{ID: device.QualifiedID(h.name, serial), Host: h.name, Serial: serial, Platform: h.opts.Platform, State: "device"}
@@ -186,12 +183,7 @@ func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
 // Shutdown stops a phone process this host booted.
 func (h *ProcessHost) Shutdown(ctx context.Context, serial string) error {
 	h.mu.Lock()
-	cmd, ok := h.procs[serial]
-	delete(h.procs, serial)
 	h.addrs = slices.DeleteFunc(h.addrs, func(a string) bool { return a == serial || ios.Serial(a) == serial })
 	h.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("hub: host %s did not boot %s: %w", h.name, serial, device.ErrNotFound)
-	}
-	return stopProcess(ctx, cmd.Process.Pid, cmdline(cmd.Process.Pid), 5*time.Second)
+	return h.procs.stop(ctx, serial, 5*time.Second)
 }
