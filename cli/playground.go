@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -158,6 +159,13 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	// session's manual actions and every task.
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()
+	// The --sim phone keeps its state here across its restarts, and
+	// across sessions opened on it again.
+	simState, err := os.MkdirTemp("", "apex-playground-sim")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(simState)
 	booter, err := newSimBooter(ctx, env, opts.Boot, device.Android, device.IOS)
 	if err != nil {
 		return err
@@ -180,7 +188,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			if err := checkClientWDA(id, opts.Device, opts.AllowWDAAny); err != nil {
 				return nil, device.Target{}, nil, err
 			}
-			return playgroundOpen(ctx, env, opts.Device, booter, id)
+			return playgroundOpen(ctx, env, opts.Device, booter, filepath.Join(simState, "phone.json"), id)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) {
 			return playgroundTargets(ctx, env, opts.Device, booter)
@@ -356,7 +364,7 @@ func playgroundURL(scheme string, addr net.Addr, token string) (u string, anyInt
 
 // playgroundOpen opens the session's device: the one the client chose (a
 // phone the page booted, say), else the one the flags name.
-func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter, id string) (device.Driver, device.Target, func(), error) {
+func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter, simState, id string) (device.Driver, device.Target, func(), error) {
 	if booter.Owns(id) {
 		// This process's own phone: no lease, as with --sim.
 		d, t, err := device.NewRegistry(booter.Hosts()...).Open(ctx, id)
@@ -371,7 +379,7 @@ func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, booter *si
 		}
 		if flags.SimPlatform != "ios" {
 			// Its own process: a crash of the phone cannot end the server.
-			return openSimProcess(ctx, env, &flags)
+			return openSimProcess(ctx, env, &flags, simState)
 		}
 	} else if id != "" {
 		flags.ID = id
