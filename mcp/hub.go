@@ -58,7 +58,8 @@ func (s *Server) instructions() string {
 		return instructions
 	}
 	return `Apex drives phones (Android, iPhone, simulated). device_list lists them;
-device_open leases one and answers with the shell command that acts on it
+device_open leases one (given no device, the only free one, or a newly
+booted one where a host boots them) and answers with the shell command that acts on it
 (apex do --session ID ACTION …) and the actions it has; device_screenshot
 shows the screen; device_close exits the apps the session launched and
 releases the device.`
