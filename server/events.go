@@ -61,18 +61,23 @@ func (b *broker) subscribe() (chan Message, bool) {
 }
 
 // resume subscribes a stream; with from set, it also returns the messages
-// after id last to send first, or gap when they are no longer all kept.
-// seq is the id of the last message published before the subscription.
-func (b *broker) resume(last uint64, from bool) (c chan Message, replay []Message, gap bool, ok bool) {
+// after id last to send first or, when they are no longer all kept, gap:
+// the id after which the client missed what (0 for an id this server
+// never gave: the client saw another process's, before a restart).
+func (b *broker) resume(last uint64, from bool) (c chan Message, replay []Message, gap *uint64, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, nil, false, false
+		return nil, nil, nil, false
 	}
-	if from && last < b.seq {
+	switch {
+	case !from || last == b.seq:
+	case last > b.seq:
+		gap = new(uint64)
+	default:
 		oldest := b.seq - uint64(len(b.recent)) + 1
 		if last+1 < oldest {
-			gap = true
+			gap = &last
 		} else {
 			replay = slices.Clone(b.recent[last+1-oldest:])
 		}
@@ -159,8 +164,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	first := []Message{}
-	if gap {
-		first = append(first, Message{Type: "gap", Gap: &last})
+	if gap != nil {
+		first = append(first, Message{Type: "gap", Gap: gap})
 	}
 	first = append(first, replay...)
 	// The state now, which the messages before it led to: with the id of

@@ -100,3 +100,15 @@ func (s *sse) nextWithID(t *testing.T) (id, typ string, m map[string]any) {
 	typ, m = s.next(t)
 	return s.id, typ, m
 }
+
+// TestEventsResumeFromAnotherServer: an id this server never gave (the
+// client saw the events of a server since restarted) is a gap from the
+// start: the client lists every task kept.
+func TestEventsResumeFromAnotherServer(t *testing.T) {
+	p := startPhone(t, nil)
+	p.ready()
+	typ, m := p.resumeEvents("999999").next(t)
+	if typ != "gap" || m["gap"] != float64(0) {
+		t.Errorf("first event %s %v; want a gap since 0", typ, m)
+	}
+}
