@@ -18,7 +18,7 @@ type deviceIn struct {
 }
 
 type openIn struct {
-	Device string `json:"device,omitempty" jsonschema:"the device id from device_list, e.g. sim/127.0.0.1:6520, or HOST/new to boot one; empty: the only ready device (on the device-hub profile a newly booted one when none is free)"`
+	Device string `json:"device" jsonschema:"the device id from device_list, e.g. sim/127.0.0.1:6520, or HOST/new to boot one; \"\": the only ready device (on the device-hub profile a newly booted one when none is free)"`
 }
 
 type screenshotIn struct {

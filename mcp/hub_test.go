@@ -107,7 +107,7 @@ func TestDeviceHubBootsWhenNoneFree(t *testing.T) {
 	srv := newServer(t, &mcp.Options{Hosts: []device.Host{sh}, Profile: mcp.DeviceHub, AgentDir: t.TempDir()})
 	a, b := connect(t, srv), connect(t, srv)
 	opened := regexp.MustCompile(`^opened (booted/127\.0\.0\.1:\d+) `)
-	first := opened.FindStringSubmatch(a.ok("device_open", map[string]any{}))
+	first := opened.FindStringSubmatch(a.ok("device_open", map[string]any{"device": ""}))
 	if first == nil {
 		t.Fatalf("device_open with no device and none attached did not boot one")
 	}
