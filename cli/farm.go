@@ -231,6 +231,8 @@ type farmHostOptions struct {
 	Join    farmFlags
 	ID      string
 	Sim     int
+	SimMax  int
+	SimIdle time.Duration
 	Labels  []string
 	ADB     bool
 	RunsDir string
@@ -253,6 +255,7 @@ model, os, screen, host and every --label) and a heartbeat, and pulls the
 queued runs its free devices match. Before each run the apps it names are
 reset (pm clear); a simulated phone starts afresh from its spec.`,
 		Example: `  apex farm host --join nats://10.0.0.1:4222 --token $T --sim 8 --label pool=ci
+  apex farm host --join nats://10.0.0.1:4222 --token $T --sim 2 --sim-max 8
   apex farm host --join nats://10.0.0.1:4222 --token $T --adb --label lab=berlin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return farmHost(cmd.Context(), env, o) },
@@ -261,6 +264,8 @@ reset (pm clear); a simulated phone starts afresh from its spec.`,
 	f := cmd.Flags()
 	f.StringVar(&o.ID, "id", "", "this host's name in the farm (default: the machine's host name)")
 	f.IntVar(&o.Sim, "sim", 0, "serve N simulated phones")
+	f.IntVar(&o.SimMax, "sim-max", 0, "with --sim: boot more simulated phones, up to this many, while queued runs wait for a free one")
+	f.DurationVar(&o.SimIdle, "sim-idle", 30*time.Second, "with --sim-max: shut down a phone booted past --sim once idle this long")
 	f.StringArrayVar(&o.Labels, "label", nil, "add a label key=value to every device (repeatable)")
 	f.BoolVar(&o.ADB, "adb", false, "serve the ready devices of the adb server and WebDriverAgent (see apex devices)")
 	f.StringVar(&o.AppCache, "app-cache", "", "where fetched apps are cached by hash (default RUNS_DIR/app-cache)")
@@ -284,7 +289,10 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 		return err
 	}
 	defer nc.Close()
-	ho := host.Options{ID: o.ID, Labels: labels, Sim: o.Sim, RunsDir: o.RunsDir, Log: env.Log,
+	if o.SimMax > 0 && o.SimMax < o.Sim {
+		return fmt.Errorf("--sim-max %d is under --sim %d: give at least as many", o.SimMax, o.Sim)
+	}
+	ho := host.Options{ID: o.ID, Labels: labels, Sim: o.Sim, SimMax: o.SimMax, SimIdle: o.SimIdle, RunsDir: o.RunsDir, Log: env.Log,
 		AppCache: o.AppCache, AppCacheBytes: o.AppCacheBytes,
 		Load: func(data []byte, name string) (*script.Script, error) {
 			return script.Load(data, name, &script.Options{Action: knownAction})

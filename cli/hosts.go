@@ -76,7 +76,8 @@ func hostsRun(ctx context.Context, env *Env, stateDir string) error {
 		_, r.Boots = h.(device.Booter)
 		rows = append(rows, r)
 	}
-	rows = append(rows, hostRow{Name: "booted", Kind: "simulated phones", Boots: true, Note: "apex mcp --boot starts `apex sim --android 1` processes on demand"})
+	rows = append(rows, hostRow{Name: bootHostName(device.Android), Kind: "simulated phones", Boots: true, Note: "apex playground and apex mcp --boot start `apex sim --android 1` processes on demand"},
+		hostRow{Name: bootHostName(device.IOS), Kind: "simulated iPhones", Boots: true, Note: "apex playground starts `apex sim --ios 1` processes on demand"})
 	emu := hostRow{Name: "emulator", Kind: "Android emulator"}
 	if e, err := hub.DetectEmulator(ctx, os.Getenv); err != nil {
 		emu.Note = err.Error()
@@ -147,22 +148,4 @@ func hostKind(name string) string {
 		return "WebDriverAgent"
 	}
 	return name
-}
-
-// bootHost is the host "booted" of apex mcp --boot: simulated phones
-// started on demand as apex sim processes, under a session host.
-func bootHost(ctx context.Context, env *Env, opts *MCPOptions) (*hub.SessionHost, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("--boot: find the apex executable: %w", err)
-	}
-	ph, err := hub.NewProcessHost("booted", hub.ProcessOptions{Command: []string{exe, "sim", "--android", "1", "--port-base", "0"}})
-	if err != nil {
-		return nil, err
-	}
-	dir := opts.StateDir
-	if dir == "" {
-		dir = hub.DefaultStateDir()
-	}
-	return hub.NewSessionHost(ctx, ph, hub.SessionOptions{RunCap: opts.RunCap, IdleCap: opts.IdleCap, StateDir: dir, Log: env.Log})
 }

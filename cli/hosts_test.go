@@ -51,7 +51,7 @@ func TestHostsCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, "--json", "hosts", "--state-dir", state)), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Hosts) != 4 || len(got.Sessions) != 1 || !got.Sessions[0].Orphaned {
+	if len(got.Hosts) != 5 || len(got.Sessions) != 1 || !got.Sessions[0].Orphaned {
 		t.Errorf("--json hosts = %+v", got)
 	}
 }

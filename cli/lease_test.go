@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 	os.Setenv(mainEnv, "1")
 	// Nor do they read the machine's own ~/.config/apex/apex.yaml.
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	// Nor record booted phones in its session state directory.
+	os.Setenv("APEX_SESSIONS_DIR", filepath.Join(dir, "sessions"))
 	code := m.Run()
 	chromium.Close()
 	os.RemoveAll(dir)

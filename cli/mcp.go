@@ -41,12 +41,10 @@ type MCPOptions struct {
 	Dir         string // --dir: where act tasks are recorded
 	Profile     string // --profile: default, or device-hub (four tools)
 	// Boot is --boot: a host "booted" whose simulated phones start on
-	// demand (device_open booted/new), each an apex sim process, under a
-	// session host with RunCap, IdleCap and StateDir.
-	Boot     bool
-	RunCap   int
-	IdleCap  time.Duration
-	StateDir string
+	// demand (device_open booted/new, or when none is free), each an apex
+	// sim process, under a session host with the caps.
+	Boot bool
+	BootCaps
 	// Farm is --farm: offer the farm's devices, each leased while open.
 	Farm farmFlags
 	// TLS serves HTTPS with this certificate and key (--tls-cert,
@@ -98,10 +96,8 @@ limits the tools: readonly (observe and screenshots), standard, or full
 	f.StringVar(&opts.TLS.CertFile, "tls-cert", "", "with --http: serve HTTPS with this certificate (PEM; with --tls-key)")
 	f.StringVar(&opts.TLS.KeyFile, "tls-key", "", "the private key of --tls-cert (PEM)")
 	f.StringVar(&opts.Policy, "policy", string(mcp.Standard), "tools offered: readonly, standard or full")
-	f.BoolVar(&opts.Boot, "boot", false, "add the host \"booted\": device_open booted/new starts a simulated phone (an apex sim process) under --run-cap and --idle-cap")
-	f.IntVar(&opts.RunCap, "run-cap", 0, "with --boot: how many booted phones may run at once (0: no cap)")
-	f.DurationVar(&opts.IdleCap, "idle-cap", 0, "with --boot: stop a booted phone no session has used for this long (0: never)")
-	f.StringVar(&opts.StateDir, "state-dir", "", "with --boot: where booted sessions are recorded (default $APEX_SESSIONS_DIR or ~/.local/state/apex/sessions); the orphans of a crashed apex mcp are stopped at start")
+	f.BoolVar(&opts.Boot, "boot", false, "add the host \"booted\": device_open booted/new starts a simulated phone (an apex sim process) under --run-cap and --idle-cap; and the host \"emulator\" (emulator/new) where the Android SDK's emulator has an AVD")
+	opts.BootCaps.register(cmd, 0, "with --boot")
 	f.StringVar(&opts.Profile, "profile", "default", "tool set: default (every tool the policy allows), or device-hub (device_list, device_open, device_screenshot, device_close; the agent acts through the apex do --session command device_open returns)")
 	f.StringVar(&opts.Config, "config", "", configUsage)
 	f.StringVar(&opts.Dir, "dir", "", "where act tasks are recorded, each a run with its steps and HTML report (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
@@ -152,12 +148,20 @@ func mcpRun(ctx context.Context, env *Env, opts *MCPOptions) error {
 	}
 	defer release()
 	if opts.Boot {
-		sh, err := bootHost(ctx, env, opts)
+		b, err := newSimBooter(ctx, env, opts.BootCaps, device.Android)
 		if err != nil {
 			return err
 		}
-		defer sh.Close()
-		hosts = append(hosts, sh)
+		defer b.Close()
+		hosts = append(hosts, b.Hosts()...)
+		// Android emulators boot too (device_open emulator/new) where
+		// the SDK has one with an AVD; elsewhere they are left out.
+		if eh, err := emulatorHost(ctx, env, opts.BootCaps); err == nil {
+			defer eh.Close()
+			hosts = append(hosts, eh)
+		} else {
+			env.Log.Info("apex mcp --boot: no emulators", "why", err)
+		}
 	}
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()

@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -62,6 +62,9 @@ type PlaygroundOptions struct {
 	OpenURL func(ctx context.Context, url string) error
 	// Serving, when set, is told the URL once the server listens.
 	Serving func(url string)
+	// Boot bounds the simulated phones the page's Boot buttons (POST
+	// /devices/boot) start, each an apex sim process.
+	Boot BootCaps
 }
 
 // DefaultPlaygroundPort is the first port `apex playground` tries.
@@ -121,8 +124,13 @@ Ctrl-C stops the server and releases the device.`,
 	f.StringVar(&opts.Dir, "dir", "", "where tasks are recorded (default $"+RunsDirEnv+" or "+DefaultRunsDir+")")
 	f.StringVar(&opts.TLS.CertFile, "tls-cert", "", "serve HTTPS with this certificate (PEM; with --tls-key)")
 	f.StringVar(&opts.TLS.KeyFile, "tls-key", "", "the private key of --tls-cert (PEM)")
+	opts.Boot.register(cmd, defaultBootCap, "phones booted from the page (POST /devices/boot)")
 	return cmd
 }
+
+// defaultBootCap is how many phones of a platform the playground boots at
+// most unless --run-cap says otherwise.
+const defaultBootCap = 4
 
 func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error {
 	getenv := opts.Getenv
@@ -162,6 +170,20 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	// session's manual actions and every task.
 	engine := ocr.NewLazy(&ocr.TesseractOptions{Log: env.Log})
 	defer engine.Close()
+	// The --sim phone keeps its state here across its restarts, and
+	// across sessions opened on it again.
+	simState, err := os.MkdirTemp("", "apex-playground-sim")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(simState)
+	booter, err := newSimBooter(ctx, env, opts.Boot, device.Android, device.IOS)
+	if err != nil {
+		return err
+	}
+	// Deferred before the server's Close, so it runs after it: the
+	// session lets go of a booted phone before the phone stops.
+	defer booter.Close()
 	ln, err := listenFrom(host, opts.Port, playgroundPorts)
 	if err != nil {
 		return err
@@ -178,15 +200,14 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			if err := checkClientWDA(id, opts.Device, opts.AllowWDAAny); err != nil {
 				return nil, device.Target{}, nil, err
 			}
-			return playgroundOpen(ctx, env, opts.Device, id, srv.Supervised)
+			return playgroundOpen(ctx, env, opts.Device, booter, filepath.Join(simState, "phone.json"), id, srv.Supervised)
 		},
-		Targets: func(ctx context.Context) ([]device.Target, error) { return playgroundTargets(ctx, env, opts.Device) },
-		Blocked: func(ctx context.Context) error {
-			if opts.Device.Sim || strings.HasPrefix(opts.Device.ID, wdaPrefix) {
-				return nil
-			}
-			return playgroundBlocked(ctx, env)
+		Targets: func(ctx context.Context) ([]device.Target, error) {
+			return playgroundTargets(ctx, env, opts.Device, booter)
 		},
+		// Never blocked: a machine with neither adb nor WebDriverAgent
+		// still boots simulated phones.
+		Booter: booter,
 		NewAgent: func(m server.ModelSettings, onEvent func(event.Event)) (agent.AI, error) {
 			cfg, err := playgroundModel(env, opts.Config, getenv, m)
 			if err != nil {
@@ -354,16 +375,24 @@ func playgroundURL(scheme string, addr net.Addr, token string) (u string, anyInt
 	return u, anyInterface
 }
 
-// playgroundOpen opens the session's device: the one the client chose,
-// else the one the flags name.
-func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, id string, supervised func(supervise.Event)) (device.Driver, device.Target, func(), error) {
+// playgroundOpen opens the session's device: the one the client chose (a
+// phone the page booted, say), else the one the flags name.
+func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter, simState, id string, supervised func(supervise.Event)) (device.Driver, device.Target, func(), error) {
+	if booter.Owns(id) {
+		// This process's own phone: no lease, as with --sim.
+		d, t, err := device.NewRegistry(booter.Hosts()...).Open(ctx, id)
+		if err != nil {
+			return nil, t, nil, err
+		}
+		return d, t, func() { d.Close() }, nil
+	}
 	if flags.Sim {
 		if id != "" && id != simTargetID {
 			return nil, device.Target{}, nil, fmt.Errorf("this playground drives a simulated phone (%q), not %q: restart it without --sim", simTargetID, id)
 		}
 		if flags.SimPlatform != "ios" {
 			// Its own process: a crash of the phone cannot end the server.
-			return openSimProcess(ctx, env, &flags, supervised)
+			return openSimProcess(ctx, env, &flags, simState, supervised)
 		}
 	} else if id != "" {
 		flags.ID = id
@@ -372,18 +401,26 @@ func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, id string,
 }
 
 // playgroundTargets lists the devices a session can open: with --sim the
-// simulated phone (started when the session opens), else every host's.
-func playgroundTargets(ctx context.Context, env *Env, flags DeviceFlags) ([]device.Target, error) {
+// simulated phone (started when the session opens), else every host's;
+// and the phones booted from the page.
+func playgroundTargets(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter) ([]device.Target, error) {
+	reg := device.NewRegistry(booter.Hosts()...)
+	if !flags.Sim {
+		hosts, err := deviceHosts(env)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hosts {
+			reg.Add(h)
+		}
+	}
+	ts, err := reg.Targets(ctx)
 	if flags.Sim {
 		p := device.Android
 		if flags.SimPlatform == "ios" {
 			p = device.IOS
 		}
-		return []device.Target{{ID: simTargetID, Host: "sim", Platform: p, State: "device", Model: "simulated phone"}}, nil
+		ts = append([]device.Target{{ID: simTargetID, Host: "sim", Platform: p, State: "device", Model: "simulated phone"}}, ts...)
 	}
-	hosts, err := deviceHosts(env)
-	if err != nil {
-		return nil, err
-	}
-	return device.NewRegistry(hosts...).Targets(ctx)
+	return ts, err
 }

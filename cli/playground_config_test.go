@@ -109,26 +109,6 @@ func TestPlaygroundAllowShell(t *testing.T) {
 	}
 }
 
-func TestBlockedBy(t *testing.T) {
-	for _, tc := range []struct {
-		r       reach
-		blocked bool
-	}{
-		{reach{}, true},
-		{reach{adbBinary: true}, false},
-		{reach{adbServer: true}, false},
-		{reach{wdaURLs: 1}, false},
-	} {
-		err := blockedBy(tc.r)
-		if (err != nil) != tc.blocked {
-			t.Errorf("blockedBy(%+v) = %v, want blocked %v", tc.r, err, tc.blocked)
-		}
-		if err != nil && !(strings.Contains(err.Error(), "apt-get install adb") && strings.Contains(err.Error(), "--sim") && strings.Contains(err.Error(), "APEX_WDA_URLS")) {
-			t.Errorf("blockedBy: %q does not say what to do", err)
-		}
-	}
-}
-
 // TestPlaygroundReadsPixels: apex playground's manual actions read the
 // screen through its shared OCR engine, so a button drawn only in pixels
 // (the Arcade's Start game) is tapped by its text.

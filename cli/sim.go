@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/apexagent/apex/sim"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +20,10 @@ type simOptions struct {
 	Seed      int64
 	PortBase  int
 	StateAddr string
+	// StateFile keeps the one phone's state (installed apps, settings,
+	// the app in front) across restarts: read at start, written as it
+	// changes.
+	StateFile string
 }
 
 func newCmdSim(env *Env) *cobra.Command {
@@ -60,6 +65,7 @@ GET /devices and GET /devices/{serial}/state/{package}.`,
 	f.Int64Var(&opts.Seed, "seed", 0, "random seed (phone i uses seed+i): same seed, same popups")
 	f.IntVar(&opts.PortBase, "port-base", opts.PortBase, "first adbd port (phone i listens on base+i); 0 picks free ports")
 	f.StringVar(&opts.StateAddr, "state-addr", "", "serve app state as JSON on this loopback address (e.g. 127.0.0.1:7000)")
+	f.StringVar(&opts.StateFile, "state-file", "", "keep the phone's installed apps, settings and app in front in this file across restarts (one phone only)")
 	return cmd
 }
 
@@ -80,8 +86,16 @@ func simRun(ctx context.Context, env *Env, opts simOptions, ready func(*lab.Lab)
 	if opts.Android < 0 || opts.IOS < 0 || opts.Android+opts.IOS < 1 {
 		return fmt.Errorf("--android %d --ios %d: run at least one phone", opts.Android, opts.IOS)
 	}
-	l, err := lab.Start(ctx, lab.Options{Android: opts.Android, IOS: opts.IOS, AppFiles: opts.Apps, Seed: opts.Seed,
-		PortBase: opts.PortBase, WDAPortBase: opts.WDAPort, StateAddr: opts.StateAddr, Log: env.Log})
+	if opts.StateFile != "" && opts.Android+opts.IOS != 1 {
+		return fmt.Errorf("--state-file keeps one phone's state: run one (--android 1 or --ios 1)")
+	}
+	lo := lab.Options{Android: opts.Android, IOS: opts.IOS, AppFiles: opts.Apps, Seed: opts.Seed,
+		PortBase: opts.PortBase, WDAPortBase: opts.WDAPort, StateAddr: opts.StateAddr, Log: env.Log}
+	if opts.StateFile != "" {
+		// Restored before the phone answers: no client sees it afresh.
+		lo.Prepare = func(_ int, p *sim.Phone) error { return restoreSimState(p, opts.StateFile) }
+	}
+	l, err := lab.Start(ctx, lo)
 	if err != nil {
 		return err
 	}
@@ -112,6 +126,9 @@ func simRun(ctx context.Context, env *Env, opts simOptions, ready func(*lab.Lab)
 	fmt.Fprintln(env.Err, "apex sim: serving; press Ctrl-C to stop")
 	if ready != nil {
 		ready(l)
+	}
+	if opts.StateFile != "" {
+		return keepSimState(ctx, l.Devices()[0].Phone, opts.StateFile)
 	}
 	<-ctx.Done()
 	return nil

@@ -19,9 +19,12 @@ import (
 // openSimProcess starts a simulated Android phone as `apex sim`, a
 // subprocess of this binary kept running by a supervisor (restarted with
 // backoff on the same port, each crash reported on stderr and to
-// onEvent when set), so the phone's crash cannot take the server down;
-// and opens it. The returned func stops the phone for good.
-func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags, onEvent func(supervise.Event)) (device.Driver, device.Target, func(), error) {
+// onEvent when set), so the
+// phone's crash cannot take the server down; and opens it. The phone
+// keeps its state in stateFile (apex sim --state-file): started again
+// after a crash, or opened again, it comes back with the apps, settings
+// and app in front it had. The returned func stops the phone.
+func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags, stateFile string, onEvent func(supervise.Event)) (device.Driver, device.Target, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: this program's path: %w", err)
@@ -31,7 +34,8 @@ func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags, onEvent func(
 		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: %w", err)
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	args := []string{"sim", "--android", "1", "--port-base", strconv.Itoa(port), "--wda-port-base", "0"}
+	args := []string{"sim", "--android", "1", "--port-base", strconv.Itoa(port), "--wda-port-base", "0",
+		"--state-file", stateFile}
 	for _, a := range f.Apps {
 		args = append(args, "--app", a)
 	}

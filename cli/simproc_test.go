@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -16,11 +17,12 @@ import (
 )
 
 // TestPlaygroundSimProcessKilled: the playground's simulated phone runs as
-// a supervised `apex sim` subprocess; killed with SIGKILL, the preview
-// shows the phone again within 5 s and the server goes on.
+// a supervised `apex sim` subprocess; killed with SIGKILL, a new process
+// serves the phone within 5 s with the state the killed one had (dark
+// mode on, Settings in front: its --state-file), the preview follows the
+// new process and the server goes on.
 func TestPlaygroundSimProcessKilled(t *testing.T) {
 	url := startPlayground(t, &PlaygroundOptions{Port: 0})
-	// Settings in front: the phone started again shows its home screen.
 	if code, m := getJSON(t, "POST", url+"interact", map[string]any{"action": "Launch", "params": map[string]any{"app": "com.android.settings"}}); code != 200 {
 		t.Fatalf("launch Settings: %d %v", code, m)
 	}
@@ -42,21 +44,37 @@ func TestPlaygroundSimProcessKilled(t *testing.T) {
 		b, _ := io.ReadAll(part)
 		return b
 	}
-	before := frame()
 	pid := simChild(t)
+	waitStateFile(t, pid, "com.android.settings")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
 	limit := patience.Of(5 * time.Second)
-	for bytes.Equal(frame(), before) {
+	for {
+		if after := simChild(t); after != pid {
+			if code, m := getJSON(t, "GET", url+"foreground-app", nil); code == 200 {
+				if m["app"] != "com.android.settings" {
+					t.Errorf("the phone came back with %v in front; want Settings, as before the kill", m["app"])
+				}
+				break
+			}
+		}
+		frame() // at least one a second: the pace of this poll
 		if time.Since(killed) > limit {
-			t.Fatalf("no new frame %v after the simulated phone (pid %d) was killed", time.Since(killed), pid)
+			t.Fatalf("the phone did not answer %v after its process (pid %d) was killed", time.Since(killed), pid)
 		}
 	}
-	t.Logf("the preview showed the phone again %v after the kill", time.Since(killed).Round(time.Millisecond))
-	if after := simChild(t); after == pid {
-		t.Errorf("the same process %d serves the phone after the kill", pid)
+	t.Logf("a new process served the phone %v after the kill", time.Since(killed).Round(time.Millisecond))
+	// The preview shows the new process's screen.
+	before := frame()
+	if code, m := getJSON(t, "POST", url+"interact", map[string]any{"action": "Home"}); code != 200 {
+		t.Fatalf("Home after the restart: %d %v", code, m)
+	}
+	for shown := time.Now(); bytes.Equal(frame(), before); {
+		if time.Since(shown) > limit {
+			t.Fatal("the preview does not follow the phone after its restart")
+		}
 	}
 	if code, m := getJSON(t, "GET", url+"status", nil); code != 200 || m["ok"] != true {
 		t.Errorf("the server after the kill: %d %v", code, m)
@@ -67,4 +85,34 @@ func TestPlaygroundSimProcessKilled(t *testing.T) {
 func simChild(t *testing.T) int {
 	t.Helper()
 	return proctest.Wait(t, "`apex sim`", func(p proctest.Proc) bool { return len(p.Args) > 1 && p.Args[1] == "sim" }).PID
+}
+
+// waitStateFile waits until the state file of the `apex sim` process pid
+// (its --state-file) holds want.
+func waitStateFile(t *testing.T, pid int, want string) {
+	t.Helper()
+	var file string
+	for _, p := range proctest.Children() {
+		for i, a := range p.Args {
+			if p.PID == pid && a == "--state-file" && i+1 < len(p.Args) {
+				file = p.Args[i+1]
+			}
+		}
+	}
+	if file == "" {
+		t.Fatalf("the apex sim process %d was given no --state-file", pid)
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for {
+		if b, _ := os.ReadFile(file); bytes.Contains(b, []byte(want)) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("the state file %s never held %q", file, want)
+		}
+	}
 }

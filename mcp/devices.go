@@ -17,6 +17,10 @@ type deviceIn struct {
 	Device string `json:"device" jsonschema:"the device id from device_list or device_open, e.g. sim/127.0.0.1:6520"`
 }
 
+type openIn struct {
+	Device string `json:"device" jsonschema:"the device id from device_list, e.g. sim/127.0.0.1:6520, or HOST/new to boot one; \"\": the only ready device (on the device-hub profile a newly booted one when none is free)"`
+}
+
 type screenshotIn struct {
 	Device  string `json:"device" jsonschema:"the device id from device_open"`
 	MaxSize int    `json:"maxSize,omitempty" jsonschema:"the longest side of the image in pixels (default 1024; the screen's own size at most)"`
@@ -86,13 +90,22 @@ func (s *Server) deviceList(ctx context.Context, req *sdk.CallToolRequest, in de
 	return text(b.String()), nil, nil
 }
 
-func (s *Server) deviceOpen(ctx context.Context, req *sdk.CallToolRequest, in deviceIn) (*sdk.CallToolResult, any, error) {
+func (s *Server) deviceOpen(ctx context.Context, req *sdk.CallToolRequest, in openIn) (*sdk.CallToolResult, any, error) {
 	if id, booted, err := s.bootIfAsked(ctx, in.Device); err != nil {
 		return nil, nil, err
 	} else if booted {
 		in.Device = id
 	}
 	l, fresh, err := s.open(ctx, req.Session, in.Device)
+	if err != nil && in.Device == "" && s.opts.Profile == DeviceHub && noneFree(err) {
+		// No device named and none free: the device hub boots one where
+		// a host can (its caps apply).
+		if id, booted, berr := s.bootIfAsked(ctx, "*/new"); berr != nil {
+			return nil, nil, fmt.Errorf("%w; and booting one failed: %w", err, berr)
+		} else if booted {
+			l, fresh, err = s.open(ctx, req.Session, id)
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/hub"
+	devlease "github.com/apexagent/apex/device/lease"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -56,7 +58,8 @@ func (s *Server) instructions() string {
 		return instructions
 	}
 	return `Apex drives phones (Android, iPhone, simulated). device_list lists them;
-device_open leases one and answers with the shell command that acts on it
+device_open leases one (given no device, the only free one, or a newly
+booted one where a host boots them) and answers with the shell command that acts on it
 (apex do --session ID ACTION …) and the actions it has; device_screenshot
 shows the screen; device_close exits the apps the session launched and
 releases the device.`
@@ -133,7 +136,8 @@ func quoteArg(s string) string {
 }
 
 // bootIfAsked boots a device when query is "HOST/new" for a host that
-// boots devices (a session host's caps apply), and returns its id.
+// boots devices, or "*/new" for the first such host (a session host's
+// caps apply), and returns its id.
 func (s *Server) bootIfAsked(ctx context.Context, query string) (string, bool, error) {
 	name, ok := strings.CutSuffix(query, "/new")
 	if !ok {
@@ -141,7 +145,7 @@ func (s *Server) bootIfAsked(ctx context.Context, query string) (string, bool, e
 	}
 	for _, h := range s.opts.Hosts {
 		b, ok := h.(device.Booter)
-		if !ok || h.Name() != name {
+		if !ok || h.Name() != name && name != "*" {
 			continue
 		}
 		booted, err := b.Boot(ctx)
@@ -151,4 +155,10 @@ func (s *Server) bootIfAsked(ctx context.Context, query string) (string, bool, e
 		return booted.Target.ID, true, nil
 	}
 	return "", false, nil
+}
+
+// noneFree reports whether opening "any device" failed because none is
+// ready or every one is leased.
+func noneFree(err error) bool {
+	return errors.Is(err, device.ErrNotFound) || errors.Is(err, device.ErrOffline) || errors.Is(err, errInUse) || errors.Is(err, devlease.ErrInUse)
 }

@@ -90,3 +90,32 @@ func TestDeviceHubBoots(t *testing.T) {
 		t.Errorf("a second boot past run cap 1: %q", got)
 	}
 }
+
+// TestDeviceHubBootsWhenNoneFree: on the device-hub profile, device_open
+// with no device boots one when none is free — none at all, then only
+// one another session holds — up to the session host's run cap.
+func TestDeviceHubBootsWhenNoneFree(t *testing.T) {
+	ph, err := hub.NewProcessHost("booted", hub.ProcessOptions{Command: []string{buildApex(t), "sim", "--android", "1", "--port-base", "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := hub.NewSessionHost(context.Background(), ph, hub.SessionOptions{RunCap: 2, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sh.Close() })
+	srv := newServer(t, &mcp.Options{Hosts: []device.Host{sh}, Profile: mcp.DeviceHub, AgentDir: t.TempDir()})
+	a, b := connect(t, srv), connect(t, srv)
+	opened := regexp.MustCompile(`^opened (booted/127\.0\.0\.1:\d+) `)
+	first := opened.FindStringSubmatch(a.ok("device_open", map[string]any{"device": ""}))
+	if first == nil {
+		t.Fatalf("device_open with no device and none attached did not boot one")
+	}
+	second := opened.FindStringSubmatch(b.ok("device_open", map[string]any{"device": ""}))
+	if second == nil || second[1] == first[1] {
+		t.Fatalf("device_open while the only phone is another session's = %v; want a new phone beside %s", second, first[1])
+	}
+	if n := len(sh.Sessions()); n != 2 {
+		t.Errorf("%d sessions; want the two booted", n)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -13,37 +15,85 @@ import (
 // restart. A task's entries come in seq order; its last, the end, is the
 // task message, which carries the ended task too.
 type Message struct {
-	Type       string       `json:"type"` // session, progress, task, supervisor
+	Type       string       `json:"type"` // session, progress, task, supervisor; gap on a stream that resumed too late
 	RequestID  string       `json:"requestId,omitempty"`
 	Progress   *Progress    `json:"progress,omitempty"`
 	Task       *TaskView    `json:"task,omitempty"` // a task that ended, with its progress after the end entry (none)
 	Session    *SessionView `json:"session,omitempty"`
 	Supervised *Supervised  `json:"supervisor,omitempty"`
+	// Gap is the last event id a resuming client saw, when the server no
+	// longer holds the events after it: GET /tasks?since=ID lists the
+	// tasks it missed.
+	Gap *uint64 `json:"gap,omitempty"`
+	// ID numbers the published messages 1, 2, …: the SSE id a client
+	// resumes from (Last-Event-ID).
+	ID uint64 `json:"-"`
 }
 
 // subscriberBuffer is how far a client may fall behind before it is
-// dropped (an EventSource reconnects and reads /task-progress to catch up).
+// dropped (an EventSource reconnects and resumes from its last id).
 const subscriberBuffer = 256
 
+// replayBuffer is how many of the last messages a resuming stream is
+// sent again; a client further behind gets a gap message.
+const replayBuffer = 1024
+
 // broker fans messages out to the /events streams without ever blocking
-// the publisher (a running task).
+// the publisher (a running task), and keeps the last replayBuffer of them
+// for the streams that resume.
 type broker struct {
 	mu     sync.Mutex
 	subs   map[chan Message]struct{}
 	closed bool
+	seq    uint64    // the id of the last message published
+	recent []Message // the last ones, oldest first
+	replay int       // len(recent) at most (replayBuffer; tests lower it)
 }
 
-func (b *broker) init() { b.subs = map[chan Message]struct{}{} }
+func (b *broker) init() {
+	b.subs = map[chan Message]struct{}{}
+	if b.replay <= 0 {
+		b.replay = replayBuffer
+	}
+}
 
 func (b *broker) subscribe() (chan Message, bool) {
+	c, _, _, ok := b.resume(0, false)
+	return c, ok
+}
+
+// resume subscribes a stream; with from set, it also returns the messages
+// after id last to send first or, when they are no longer all kept, gap:
+// the id after which the client missed what (0 for an id this server
+// never gave: the client saw another process's, before a restart).
+func (b *broker) resume(last uint64, from bool) (c chan Message, replay []Message, gap *uint64, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, false
+		return nil, nil, nil, false
 	}
-	c := make(chan Message, subscriberBuffer)
+	switch {
+	case !from || last == b.seq:
+	case last > b.seq:
+		gap = new(uint64)
+	default:
+		oldest := b.seq - uint64(len(b.recent)) + 1
+		if last+1 < oldest {
+			gap = &last
+		} else {
+			replay = slices.Clone(b.recent[last+1-oldest:])
+		}
+	}
+	c = make(chan Message, subscriberBuffer)
 	b.subs[c] = struct{}{}
-	return c, true
+	return c, replay, gap, true
+}
+
+// last is the id of the last message published.
+func (b *broker) last() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seq
 }
 
 func (b *broker) unsubscribe(c chan Message) {
@@ -58,6 +108,12 @@ func (b *broker) unsubscribe(c chan Message) {
 func (b *broker) publish(m Message) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.seq++
+	m.ID = b.seq
+	if len(b.recent) == b.replay {
+		b.recent = append(b.recent[:0], b.recent[1:]...)
+	}
+	b.recent = append(b.recent, m)
 	for c := range b.subs {
 		select {
 		case c <- m:
@@ -83,14 +139,22 @@ func (b *broker) close() {
 const keepAlive = 15 * time.Second
 
 // stream serves GET /events: the session's state first, then every
-// message as it happens.
+// message as it happens, each with its id. A client that comes back with
+// the last id it saw (the Last-Event-ID header of an EventSource
+// reconnecting, or ?lastEventId= on a new one) is first sent what it
+// missed, or a gap message when that is no longer kept.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("streaming is not supported here"))
 		return
 	}
-	c, ok := s.events.subscribe()
+	last, from, err := lastEventID(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	c, replay, gap, ok := s.events.resume(last, from)
 	if !ok {
 		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("the server is shutting down"))
 		return
@@ -101,8 +165,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if writeEvent(w, Message{Type: "session", Session: ptr(s.sess.view())}) != nil {
-		return
+	first := []Message{}
+	if gap != nil {
+		first = append(first, Message{Type: "gap", Gap: gap})
+	}
+	first = append(first, replay...)
+	// The state now, which the messages before it led to: with the id of
+	// the last of them, so a client that sees nothing else resumes there.
+	first = append(first, Message{Type: "session", Session: ptr(s.sess.view()), ID: s.events.last()})
+	for _, m := range first {
+		if writeEvent(w, m) != nil {
+			return
+		}
 	}
 	fl.Flush()
 	tick := time.NewTicker(keepAlive)
@@ -127,11 +201,33 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// lastEventID is the id a client resumes its event stream from: the
+// Last-Event-ID header, else ?lastEventId=; from is false when neither is
+// given (a new client, sent the state now).
+func lastEventID(r *http.Request) (uint64, bool, error) {
+	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		v = r.URL.Query().Get("lastEventId")
+	}
+	if v == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("Last-Event-ID %q: want the id of the last event seen", v)
+	}
+	return n, true, nil
+}
+
 func writeEvent(w http.ResponseWriter, m Message) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", m.Type, data)
+	if m.Type != "gap" { // a gap resumes nothing: the client keeps its last id
+		_, err = fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", m.ID, m.Type, data)
+	} else {
+		_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", m.Type, data)
+	}
 	return err
 }

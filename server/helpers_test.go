@@ -200,7 +200,7 @@ func (p *phone) events() *sse {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		p.t.Fatalf("GET /events: Content-Type %q", ct)
 	}
-	return &sse{bufio.NewScanner(resp.Body)}
+	return &sse{sc: bufio.NewScanner(resp.Body)}
 }
 
 // mjpeg follows GET /mjpeg, checking the headers a browser needs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/apexagent/apex/action"
@@ -17,9 +18,10 @@ import (
 	"github.com/apexagent/apex/sim/lab"
 )
 
-// TestIOSPointTap: a click on the preview of a simulated iPhone (a Tap at
-// a point) opens the app under it, and the recording names that app.
-func TestIOSPointTap(t *testing.T) {
+// startIPhone serves a playground whose session is a simulated iPhone
+// over WebDriverAgent, ready.
+func startIPhone(t *testing.T) (*phone, *lab.Device) {
+	t.Helper()
 	l, err := lab.Start(context.Background(), lab.Options{IOS: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +48,32 @@ func TestIOSPointTap(t *testing.T) {
 	t.Cleanup(func() { srv.Close(); hs.Close() })
 	p := &phone{t: t, srv: srv, http: hs}
 	p.ready()
+	return p, dev
+}
+
+// TestIOSReadRoutes: on a simulated iPhone over WebDriverAgent the read
+// routes answer the app in front and the XCUITest source; the log is
+// refused (501), saying where an iPhone's log is read.
+func TestIOSReadRoutes(t *testing.T) {
+	p, dev := startIPhone(t)
+	if err := dev.Phone.Launch("com.android.settings"); err != nil {
+		t.Fatal(err)
+	}
+	if m := p.mustDo(200, "GET", "/foreground-app", nil); m["app"] != "com.android.settings" {
+		t.Errorf("GET /foreground-app = %v; want the Settings app", m)
+	}
+	if m := p.mustDo(200, "GET", "/a11y-tree", nil); !strings.Contains(m["tree"].(string), "XCUIElementType") || m["format"] == "" {
+		t.Errorf("GET /a11y-tree = format %v, %.200v; want the XCUITest source", m["format"], m["tree"])
+	}
+	if code, m := p.do("GET", "/events/log", nil); code != 501 || !strings.Contains(m["error"].(string), "idevicesyslog") {
+		t.Errorf("GET /events/log on an iPhone = %d %v; want 501 saying where its log is", code, m)
+	}
+}
+
+// TestIOSPointTap: a click on the preview of a simulated iPhone (a Tap at
+// a point) opens the app under it, and the recording names that app.
+func TestIOSPointTap(t *testing.T) {
+	p, dev := startIPhone(t)
 
 	d, err := ios.Open(testCtx(t), dev.URL, nil)
 	if err != nil {

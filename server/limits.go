@@ -27,6 +27,11 @@ type Limits struct {
 	// minute; past it the address is answered 429 until the minute ends.
 	// Default httpguard.MaxFailures (10).
 	AuthFailures int
+	// EventReplay is how many of the last events GET /events keeps for
+	// a stream that resumes (Last-Event-ID); one that missed more gets a
+	// gap event and lists the tasks it missed (GET /tasks?since=).
+	// Default 1024.
+	EventReplay int
 }
 
 // withDefaults is l with every zero field at its default.
@@ -41,6 +46,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.KeptResult, 256<<10)
 	def(&l.RecordedActions, 2000)
 	def(&l.AuthFailures, httpguard.MaxFailures)
+	def(&l.EventReplay, replayBuffer)
 	if l.RecorderFrames <= 0 {
 		l.RecorderFrames = 256 << 20
 	}

@@ -43,7 +43,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = newID()
 	}
-	t := &task{id: id, job: j, cancel: cancel, done: make(chan struct{}), status: statusRunning}
+	t := &task{id: id, job: j, cancel: cancel, done: make(chan struct{}), status: statusRunning, start: s.events.last()}
 	if dev, err = s.sess.begin(t); err != nil {
 		cancel()
 		writeError(w, 0, err)

@@ -79,6 +79,9 @@ type Options struct {
 	// PreviewTransport "webrtc" (TransportWebRTC) locks the live preview
 	// to WebRTC: /preview/h264 answers 409 naming it (webrtc.go).
 	PreviewTransport string
+	// Booter, when set, boots simulated phones on demand (POST
+	// /devices/boot); Targets should list them.
+	Booter Booter
 }
 
 // Server is the playground API. Its methods are safe for concurrent use.
@@ -99,6 +102,7 @@ type Server struct {
 	h264    h264Hub
 	rec     recorder
 	scratch scratch
+	booted  booted
 }
 
 // New builds a Server; it opens no device until POST /session.
@@ -119,6 +123,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, id: newID(), log: opts.Log}
 	s.rec.limits, s.rec.log = opts.Limits, opts.Log
 	s.sess.init()
+	s.events.replay = opts.Limits.EventReplay
 	s.events.init()
 	rt, err := opts.NewAgent(ModelSettings{}, s.onEvent)
 	if err != nil {
@@ -162,6 +167,7 @@ func (s *Server) api() []route {
 		{"GET /action-space", s.actionSpace},
 		{"POST /interact", s.interact},
 		{"POST /execute", s.execute},
+		{"GET /tasks", s.listTasks},
 		{"GET /task-progress/{id}", s.taskProgress},
 		{"POST /cancel/{id}", s.cancel},
 		{"GET /events", s.stream},
@@ -184,6 +190,7 @@ func (s *Server) api() []route {
 	rs = append(rs, s.authAPI()...)
 	rs = append(rs, s.midsceneAPI()...)
 	rs = append(rs, s.readAPI()...)
+	rs = append(rs, s.bootAPI()...)
 	return rs
 }
 

@@ -25,6 +25,9 @@ type Setup struct {
 	// Blocked says why no session can be set up on this machine, and
 	// what to do; the form cannot be submitted until it is fixed.
 	Blocked string `json:"blocked,omitempty"`
+	// Boot are the platforms POST /devices/boot starts a simulated phone
+	// of (none: the playground boots none).
+	Boot []device.Platform `json:"boot"`
 	// Title, PrimaryActionLabel and Targets are for Midscene's form.
 	Title              string          `json:"title"`
 	PrimaryActionLabel string          `json:"primaryActionLabel"`
@@ -50,6 +53,9 @@ type SetupOption struct {
 	Label    string `json:"label"`
 	Disabled bool   `json:"disabled,omitempty"`
 	Hint     string `json:"hint,omitempty"` // what to do to make it usable
+	// Booted is set on a phone this playground booted, which DELETE
+	// /devices/{id} shuts down.
+	Booted bool `json:"booted,omitempty"`
 }
 
 func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
@@ -58,7 +64,10 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		blocked = err.Error()
 	}
 	out := Setup{Session: s.sess.view(), Warnings: []string{}, Blocked: blocked, Title: "Open a device", PrimaryActionLabel: "Connect",
-		Targets: []SessionTarget{}}
+		Targets: []SessionTarget{}, Boot: []device.Platform{}}
+	if s.opts.Booter != nil {
+		out.Boot = s.opts.Booter.Platforms()
+	}
 	out.Submit.Method, out.Submit.Path = http.MethodPost, "/session"
 	var ts []device.Target
 	if s.opts.Targets != nil {
@@ -71,7 +80,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	var online []string
 	for _, t := range ts {
 		out.Targets = append(out.Targets, SessionTarget{Target: t, Label: describeTarget(t), Description: t.Hint, Status: t.State})
-		o := SetupOption{Value: t.ID, Label: cmp.Or(t.Model, t.Serial, t.ID), Disabled: !t.Ready(), Hint: t.Hint}
+		o := SetupOption{Value: t.ID, Label: cmp.Or(t.Model, t.Serial, t.ID), Disabled: !t.Ready(), Hint: t.Hint, Booted: s.booted.has(t.ID)}
 		if o.Label != t.ID {
 			o.Label += " (" + t.ID + ")"
 		}
@@ -88,7 +97,11 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case len(ts) == 0 && len(out.Warnings) == 0:
-		out.Warnings = append(out.Warnings, "no device found: connect one (adb devices lists it) or start a simulated phone (apex sim)")
+		how := "start a simulated phone (apex sim)"
+		if len(out.Boot) > 0 {
+			how = "boot a simulated phone here (POST /devices/boot)"
+		}
+		out.Warnings = append(out.Warnings, "no device found: connect one (adb devices lists it) or "+how)
 	case len(ts) > 0 && len(online) == 0:
 		out.Warnings = append(out.Warnings, "no device is online: see each device's hint")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,6 +90,10 @@ type task struct {
 	job    job
 	cancel context.CancelFunc
 	done   chan struct{} // closed after the session is free again
+
+	// start is the id of the last event published before the task began
+	// (GET /tasks?since=).
+	start uint64
 
 	mu        sync.Mutex
 	status    string
@@ -262,6 +267,19 @@ func (tt *taskTable) add(t *task) bool {
 	return true
 }
 
+// since lists the kept tasks that began after event id, oldest first.
+func (tt *taskTable) since(id uint64) []*task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	var out []*task
+	for _, k := range tt.order {
+		if t := tt.m[k]; t.start >= id {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func (tt *taskTable) get(id string) *task {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
@@ -306,6 +324,29 @@ func (s *Server) onEvent(e event.Event) {
 		return
 	}
 	t.add(&s.events, project(e))
+}
+
+// listTasks answers GET /tasks?since=ID: the tasks kept that began after
+// event ID (all kept without since), oldest first, each without its
+// progress and result (GET /task-progress/ID has them). A page whose
+// event stream resumed past a gap reads what it missed here.
+func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
+	var since uint64
+	if q := r.URL.Query().Get("since"); q != "" {
+		n, err := strconv.ParseUint(q, 10, 64)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("since=%q: want the id of the last event seen", q))
+			return
+		}
+		since = n
+	}
+	out := []TaskView{}
+	for _, t := range s.tasks.since(since) {
+		v := t.view(math.MaxInt)
+		v.Result, v.ExecutionDump = nil, nil
+		out = append(out, v)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": out, "lastEventId": s.events.last()})
 }
 
 func (s *Server) taskProgress(w http.ResponseWriter, r *http.Request) {

@@ -102,8 +102,11 @@ func TestExecuteBadRequests(t *testing.T) {
 	}
 }
 
-// sse reads server-sent events.
-type sse struct{ sc *bufio.Scanner }
+// sse reads server-sent events; id is the last event's id.
+type sse struct {
+	sc *bufio.Scanner
+	id string
+}
 
 func (s *sse) next(t *testing.T) (string, map[string]any) {
 	t.Helper()
@@ -111,6 +114,8 @@ func (s *sse) next(t *testing.T) (string, map[string]any) {
 	for s.sc.Scan() {
 		line := s.sc.Text()
 		switch {
+		case strings.HasPrefix(line, "id: "):
+			s.id = strings.TrimPrefix(line, "id: ")
 		case strings.HasPrefix(line, "event: "):
 			typ = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):

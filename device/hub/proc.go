@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/apexagent/apex/device"
 )
 
 // cmdline is a process's command line as /proc shows it, arguments joined
@@ -72,4 +77,50 @@ func waitGone(ctx context.Context, pid int, d time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// procTable is the processes a host booted, by the serial of the device
+// each serves. Safe for concurrent use.
+type procTable struct {
+	host string
+	mu   sync.Mutex
+	m    map[string]*exec.Cmd
+}
+
+func newProcTable(host string) *procTable {
+	return &procTable{host: host, m: map[string]*exec.Cmd{}}
+}
+
+func (p *procTable) add(serial string, cmd *exec.Cmd) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.m[serial] = cmd
+}
+
+func (p *procTable) has(serial string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.m[serial]
+	return ok
+}
+
+// check is nil for a device the host booted.
+func (p *procTable) check(serial string) error {
+	if !p.has(serial) {
+		return fmt.Errorf("hub: host %s did not boot %s: %w", p.host, serial, device.ErrNotFound)
+	}
+	return nil
+}
+
+// stop forgets the device and stops its process, waiting grace for it to
+// end of its own before it is killed.
+func (p *procTable) stop(ctx context.Context, serial string, grace time.Duration) error {
+	p.mu.Lock()
+	cmd, ok := p.m[serial]
+	delete(p.m, serial)
+	p.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("hub: host %s did not boot %s: %w", p.host, serial, device.ErrNotFound)
+	}
+	return stopProcess(ctx, cmd.Process.Pid, cmdline(cmd.Process.Pid), grace)
 }

@@ -38,6 +38,12 @@ func TestMain(m *testing.M) {
 		<-ctx.Done()
 		l.Close()
 		os.Exit(0)
+	case "emulator":
+		// A stand-in for the SDK's emulator: our phone's adbd on the
+		// adb port of the -port it was given, announced to the adb
+		// server as an emulator is.
+		emulatorChild(os.Getenv("APEX_HUB_EMU_ARGS"))
+		os.Exit(0)
 	case "server":
 		h, err := hub.NewSessionHost(context.Background(), phoneHost(), hub.SessionOptions{RunCap: 2, StateDir: os.Getenv("APEX_HUB_STATE")})
 		if err != nil {

@@ -14,21 +14,24 @@ import (
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/internal/lazy"
 )
 
-// ProcessHost boots simulated Android phones as processes of their own
-// (`apex sim --android 1 --port-base 0` by default), so a phone outlives
-// nothing it should not and a crash of one takes nothing else down. Each
-// process prints its adbd address ("android-1\tadb\t127.0.0.1:PORT…"),
-// which becomes the device's serial.
+// ProcessHost boots simulated phones as processes of their own (`apex sim
+// --android 1 --port-base 0`, or `--ios 1`), so a phone outlives nothing
+// it should not and a crash of one takes nothing else down. Each process
+// prints its address — an Android phone its adbd
+// ("android-1\tadb\t127.0.0.1:PORT…"), an iPhone its WebDriverAgent
+// ("ios-1\twda\thttp://127.0.0.1:PORT…") — which becomes the device's
+// serial.
 type ProcessHost struct {
 	name string
 	opts ProcessOptions
 
+	procs *procTable
 	mu    sync.Mutex
-	procs map[string]*exec.Cmd // serial -> the process serving it
-	addrs []string             // in boot order
+	addrs []string // in boot order, as printed
 }
 
 // ProcessOptions configure a ProcessHost.
@@ -37,10 +40,15 @@ type ProcessOptions struct {
 	// the process's environment.
 	Command []string
 	Env     []string
+	// Platform is what Command starts (default Android): an Android
+	// phone, reached at the adbd address it prints, or an iPhone, at its
+	// WebDriverAgent URL.
+	Platform device.Platform
 	// Start bounds the wait for the address (default 30s).
 	Start time.Duration
-	// Driver configures the drivers Open returns.
-	Driver *android.Options
+	// Driver and IOSDriver configure the drivers Open returns.
+	Driver    *android.Options
+	IOSDriver *ios.Options
 }
 
 var _ device.Booter = (*ProcessHost)(nil)
@@ -54,36 +62,66 @@ func NewProcessHost(name string, opts ProcessOptions) (*ProcessHost, error) {
 	if opts.Start <= 0 {
 		opts.Start = 30 * time.Second
 	}
-	return &ProcessHost{name: name, opts: opts, procs: map[string]*exec.Cmd{}}, nil
+	switch opts.Platform {
+	case "":
+		opts.Platform = device.Android
+	case device.Android, device.IOS:
+	default:
+		return nil, fmt.Errorf("hub: a process host boots android or ios phones, not %q", opts.Platform)
+	}
+	return &ProcessHost{name: name, opts: opts, procs: newProcTable(name)}, nil
 }
 
 // Name is the prefix of the host's device IDs.
 func (h *ProcessHost) Name() string { return h.name }
 
-func (h *ProcessHost) direct() *android.DirectHost {
+// Platform is the platform of the phones this host boots.
+func (h *ProcessHost) Platform() device.Platform { return h.opts.Platform }
+
+// direct is the host over the phones booted so far.
+func (h *ProcessHost) direct() (device.Host, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return android.NewDirectHost(h.name, h.addrs, h.opts.Driver)
+	addrs := slices.Clone(h.addrs)
+	h.mu.Unlock()
+	if h.opts.Platform == device.IOS {
+		return ios.NewHost(addrs, &ios.HostOptions{Name: h.name, Driver: h.opts.IOSDriver})
+	}
+	return android.NewDirectHost(h.name, addrs, h.opts.Driver), nil
 }
 
 // Targets lists the phones this host booted and has not shut down.
 func (h *ProcessHost) Targets(ctx context.Context) ([]device.Target, error) {
-	return h.direct().Targets(ctx)
+	d, err := h.direct()
+	if err != nil {
+		return nil, err
+	}
+	return d.Targets(ctx)
 }
 
 // Open opens a phone this host booted.
 func (h *ProcessHost) Open(ctx context.Context, serial string) (device.Driver, error) {
-	h.mu.Lock()
-	_, ok := h.procs[serial]
-	h.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("hub: host %s did not boot %s: %w", h.name, serial, device.ErrNotFound)
+	if err := h.procs.check(serial); err != nil {
+		return nil, err
 	}
-	return h.direct().Open(ctx, serial)
+	d, err := h.direct()
+	if err != nil {
+		return nil, err
+	}
+	return d.Open(ctx, serial)
 }
 
-// addrRe finds the adbd address in `apex sim`'s device line.
-var addrRe = lazy.Regexp(`\badb\t(\S+)`)
+// addrRe finds the address in `apex sim`'s device line: adbd's or
+// WebDriverAgent's.
+var addrRe = lazy.Regexp(`\b(adb|wda)\t(\S+)`)
+
+// kind is the word before the address in `apex sim`'s line for a phone of
+// this host's platform.
+func (h *ProcessHost) kind() string {
+	if h.opts.Platform == device.IOS {
+		return "wda"
+	}
+	return "adb"
+}
 
 // Boot starts one phone process and waits for its address.
 func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
@@ -101,8 +139,8 @@ func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if m := addrRe().FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
+			if m := addrRe().FindStringSubmatch(sc.Text()); m != nil && m[1] == h.kind() {
+				addr <- m[2]
 				break
 			}
 		}
@@ -114,9 +152,9 @@ func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
 		_ = cmd.Process.Kill()
 		<-exited
 	}
-	var serial string
+	var printed string
 	select {
-	case serial = <-addr:
+	case printed = <-addr:
 	case <-exited:
 		return device.Booted{}, fmt.Errorf("hub: the phone process (%s) ended before printing its address: run the command by hand to see why", strings.Join(h.opts.Command, " "))
 	case <-time.After(h.opts.Start):
@@ -126,23 +164,26 @@ func (h *ProcessHost) Boot(ctx context.Context) (device.Booted, error) {
 		stop()
 		return device.Booted{}, ctx.Err()
 	}
+	serial := printed
+	if h.opts.Platform == device.IOS {
+		if _, err := ios.NewHost([]string{printed}, nil); err != nil {
+			stop()
+			return device.Booted{}, fmt.Errorf("hub: the phone process printed %q: %w", printed, err)
+		}
+		serial = ios.Serial(printed)
+	}
+	h.procs.add(serial, cmd)
 	h.mu.Lock()
-	h.procs[serial] = cmd
-	h.addrs = append(h.addrs, serial)
+	h.addrs = append(h.addrs, printed)
 	h.mu.Unlock()
-	t := device.Target{ID: device.QualifiedID(h.name, serial), Host: h.name, Serial: serial, Platform: device.Android, State: "device"}
+	t := device.Target{ID: device.QualifiedID(h.name, serial), Host: h.name, Serial: serial, Platform: h.opts.Platform, State: "device"}
 	return device.Booted{Target: t, PID: cmd.Process.Pid, Cmdline: cmdline(cmd.Process.Pid)}, nil
 }
 
 // Shutdown stops a phone process this host booted.
 func (h *ProcessHost) Shutdown(ctx context.Context, serial string) error {
 	h.mu.Lock()
-	cmd, ok := h.procs[serial]
-	delete(h.procs, serial)
-	h.addrs = slices.DeleteFunc(h.addrs, func(a string) bool { return a == serial })
+	h.addrs = slices.DeleteFunc(h.addrs, func(a string) bool { return a == serial || ios.Serial(a) == serial })
 	h.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("hub: host %s did not boot %s: %w", h.name, serial, device.ErrNotFound)
-	}
-	return stopProcess(ctx, cmd.Process.Pid, cmdline(cmd.Process.Pid), 5*time.Second)
+	return h.procs.stop(ctx, serial, 5*time.Second)
 }

@@ -31,28 +31,33 @@ type slot struct {
 	// sessions counts the sessions it has open on the device.
 	playground http.Handler
 	sessions   atomic.Int32
+	// sim is a simulated phone; busy is set while it runs a run, and
+	// stop (set on one booted past Options.Sim) stops serving it.
+	sim  bool
+	busy atomic.Bool
+	stop context.CancelFunc
 }
 
-// simSlots makes n simulated Android phones. Each run gets a phone started
-// afresh from the built-in specs and seed i, so no run sees another's
-// leftovers.
-func simSlots(ctx context.Context, hostID string, n int, labels map[string]string, log *slog.Logger) ([]*slot, error) {
+// simSlots makes n simulated Android phones, and the func that makes the
+// phone of index i (0-based) like them, for booting more later. Each run
+// gets a phone started afresh from the built-in specs and seed i, so no
+// run sees another's leftovers.
+func simSlots(ctx context.Context, hostID string, n int, labels map[string]string, log *slog.Logger) ([]*slot, func(i int) *slot, error) {
 	probe, err := lab.Start(ctx, lab.Options{Android: 1, Log: log})
 	if err != nil {
-		return nil, fmt.Errorf("host: start a simulated phone: %w", err)
+		return nil, nil, fmt.Errorf("host: start a simulated phone: %w", err)
 	}
 	ph := probe.Devices()[0].Phone
 	props := ph.Props()
 	w, h, _ := ph.Display()
 	probe.Close()
-	var out []*slot
-	for i := range n {
+	make1 := func(i int) *slot {
 		serial := "sim-" + strconv.Itoa(i+1)
 		d := registry.Device{ID: device.QualifiedID(hostID, serial), Host: hostID, Serial: serial, Platform: "android",
 			Labels: baseLabels(hostID, "android", props["ro.product.model"], props["ro.build.version.release"], w, h, labels),
 			Health: registry.Health{State: "device", Battery: 100}}
 		seed := int64(i)
-		out = append(out, &slot{reg: d, open: func(ctx context.Context, _, install []string) (device.Driver, func(), error) {
+		return &slot{reg: d, sim: true, open: func(ctx context.Context, _, install []string) (device.Driver, func(), error) {
 			l, err := lab.Start(context.WithoutCancel(ctx), lab.Options{Android: 1, Seed: seed, Log: log})
 			if err != nil {
 				return nil, nil, fmt.Errorf("start simulated phone %s: %w", serial, err)
@@ -68,9 +73,13 @@ func simSlots(ctx context.Context, hostID string, n int, labels map[string]strin
 				return nil, nil, err
 			}
 			return drv, func() { drv.Close(); l.Close() }, nil
-		}})
+		}}
 	}
-	return out, nil
+	var out []*slot
+	for i := range n {
+		out = append(out, make1(i))
+	}
+	return out, make1, nil
 }
 
 // hostSlots serves the ready devices real device hosts (adb, WDA) see

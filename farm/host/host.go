@@ -34,6 +34,12 @@ type Options struct {
 	Labels map[string]string
 	// Sim is the number of simulated phones to serve.
 	Sim int
+	// SimMax, past Sim, lets the host boot more simulated phones, up to
+	// SimMax, while queued runs they could take wait for a free one;
+	// one booted so that has been idle SimIdle (default 30s) is shut
+	// down again. They are checked every Relist.
+	SimMax  int
+	SimIdle time.Duration
 	// Devices are real device hosts (adb server, WebDriverAgent) whose
 	// ready devices are served too.
 	Devices []device.Host
@@ -150,12 +156,13 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		return fmt.Errorf("host: runs directory %s: %w", o.RunsDir, err)
 	}
 	defer a.store.Close()
+	var bootSim func(int) *slot
 	if o.Sim > 0 {
-		s, err := simSlots(ctx, o.ID, o.Sim, o.Labels, o.Log)
+		s, boot, err := simSlots(ctx, o.ID, o.Sim, o.Labels, o.Log)
 		if err != nil {
 			return err
 		}
-		a.slots = append(a.slots, s...)
+		a.slots, bootSim = append(a.slots, s...), boot
 	}
 	if len(o.Devices) > 0 {
 		s, err := hostSlots(ctx, o.ID, o.Devices, o.Labels)
@@ -191,6 +198,9 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	a.wg.Go(func() { a.heartbeat(ctx) })
 	if len(o.Devices) > 0 {
 		a.wg.Go(func() { a.relist(ctx) })
+	}
+	if bootSim != nil && o.SimMax > o.Sim {
+		a.wg.Go(func() { a.scaleSims(ctx, bootSim) })
 	}
 	a.wg.Wait()
 	return nil

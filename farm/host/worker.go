@@ -109,6 +109,8 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		return
 	}
 	msg.DoubleAck(ctx)
+	s.busy.Store(true)
+	defer s.busy.Store(false)
 	a.execute(ctx, s, r, dev, slotLease)
 }
 

@@ -21,6 +21,8 @@ const ui = {
   submitting: false, // POST /execute is in flight
   streamFails: 0,    // MJPEG errors in a row
   listened: false,   // the event stream has been open once
+  lastEventId: "",   // the id of the last event seen, to resume the stream from
+  seen: new Set(),   // the tasks shown in the conversation
 };
 
 // url is the address of the API's path (written "/runtime-info") under
@@ -142,6 +144,7 @@ async function loadSetup() {
   for (const w of s.warnings || []) hints.appendChild(el("li", "", w));
   if (s.blocked) hints.prepend(el("li", "blocked", "No device can be connected here: " + s.blocked));
   $("connect").disabled = !!s.blocked || !field.options.some((o) => !o.disabled);
+  if (typeof bootSetup === "function") bootSetup(s); // boot.js
   if (s.autoSubmit && !ui.autoTried) {
     ui.autoTried = true;
     connect(field.default);
@@ -226,6 +229,7 @@ async function runGoal(goal) {
 // and is the fallback when the stream is down.
 function follow(id, goal) {
   if (ui.task && !ui.task.ended && ui.task.id === id) return;
+  ui.seen.add(id);
   // since is the seq of the last entry shown; pending holds entries that
   // came past a gap, by seq, each with the task view it came with.
   ui.task = { id, since: 0, ended: false, pending: new Map(), polling: false };
@@ -298,6 +302,16 @@ function endTask(v, end) {
   if (!t || t.id !== v.requestId || t.ended) return;
   t.ended = true;
   clearInterval(ui.pollTimer);
+  showEnd(v, end);
+  $("cancel").hidden = true;
+  $("task-state").textContent = "";
+  $("run").disabled = !ui.session || ui.session.state !== "ready";
+  refreshSession();
+}
+
+// showEnd shows how task v ended (at its end entry end, if any): its
+// status, why, its report and what its steps found.
+function showEnd(v, end) {
   const box = el("div", `status status-${v.status}`);
   box.dataset.task = v.requestId;
   if (end) box.dataset.seq = end.seq;
@@ -320,10 +334,40 @@ function endTask(v, end) {
   // What a step found (aiLocate, aiQuery, aiNumber…), by its name.
   const outputs = v.result && v.result.outputs;
   if (outputs && Object.keys(outputs).length) addLog(el("pre", "outputs", JSON.stringify(outputs, null, 2)));
-  $("cancel").hidden = true;
-  $("task-state").textContent = "";
-  $("run").disabled = !ui.session || ui.session.state !== "ready";
-  refreshSession();
+}
+
+// missed shows the tasks that began after event since, which the event
+// stream could no longer replay (a gap): each ended one whole, a running
+// one followed.
+async function missed(since) {
+  let r;
+  try {
+    r = await api("GET", `/tasks?since=${encodeURIComponent(since)}`);
+  } catch (e) {
+    logError("Listing the tasks missed failed: " + e.message);
+    return;
+  }
+  for (const t of r.tasks) {
+    if (ui.seen.has(t.requestId)) continue;
+    if (t.status === "running") {
+      if (!ui.submitting) follow(t.requestId, null);
+      continue;
+    }
+    ui.seen.add(t.requestId);
+    let v;
+    try {
+      v = await api("GET", `/task-progress/${encodeURIComponent(t.requestId)}`);
+    } catch (e) {
+      continue; // no longer kept
+    }
+    addLog(el("div", "msg user", `(task ${v.requestId} ran while this page was away: ${v.goal})`));
+    let end = null;
+    for (const p of v.progress || []) {
+      if (p.type === "end") end = p;
+      else showProgress(v.requestId, p);
+    }
+    showEnd(v, end);
+  }
 }
 
 async function cancelTask() {
@@ -347,9 +391,16 @@ async function cancelTask() {
 // ---- events ----
 
 function listen() {
-  const es = new EventSource(url("/events"));
+  // A new stream resumes where the last one stopped; the browser's own
+  // reconnections send Last-Event-ID themselves.
+  const es = new EventSource(url("/events") + (ui.lastEventId !== "" ? "?lastEventId=" + encodeURIComponent(ui.lastEventId) : ""));
   ui.es = es;
-  const data = (ev) => JSON.parse(ev.data);
+  const data = (ev) => {
+    if (ev.lastEventId !== "") ui.lastEventId = ev.lastEventId;
+    return JSON.parse(ev.data);
+  };
+  // The server no longer holds what this page missed: list the tasks.
+  es.addEventListener("gap", (ev) => missed(data(ev).gap));
   es.addEventListener("session", (ev) => {
     ui.pushed++;
     setSession(data(ev).session);

@@ -46,6 +46,9 @@ type Options struct {
 	// OnSupervise is told of the Android phones' supervised processes
 	// (adbd.Options.OnSupervise).
 	OnSupervise func(supervise.Event)
+	// Prepare, when set, is given each phone (its index in start order)
+	// before it answers any client: to restore a saved state, say.
+	Prepare func(i int, p *sim.Phone) error
 }
 
 // DefaultPortBase is the first port `apex sim` uses.
@@ -178,6 +181,9 @@ func startDevice(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*D
 	}
 	serial := ln.Addr().String()
 	phone, err := sim.NewPhone(sim.Options{Serial: serial, Apps: apps, Seed: opts.Seed + int64(i), Log: log.With("device", serial)})
+	if err == nil && opts.Prepare != nil {
+		err = opts.Prepare(i, phone)
+	}
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("lab: device %d: %w", i+1, err)
@@ -203,6 +209,9 @@ func startIPhone(i int, opts Options, apps []*sim.AppSpec, log *slog.Logger) (*D
 	serial := ln.Addr().String()
 	phone, err := sim.NewPhone(sim.Options{Serial: serial, Platform: sim.PlatformIOS, Apps: apps, Seed: opts.Seed + int64(opts.Android+i),
 		Log: log.With("device", serial)})
+	if err == nil && opts.Prepare != nil {
+		err = opts.Prepare(opts.Android+i, phone)
+	}
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("lab: iPhone %d: %w", i+1, err)
