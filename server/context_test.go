@@ -177,10 +177,10 @@ func TestContextInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the goal's report link", `document.querySelector("#log .status a.report-link") !== null`)
-	taskReport := eval[string](t, ctx, `document.querySelector("#log .status a.report-link").getAttribute("href")`)
+	taskReport := eval[string](t, ctx, `document.querySelector("#log .status a.report-link").href`)
 
 	// A playground task records no steps: its report opens the run.
-	tab, closeTab := openFromReport(t, ctx, p.http.URL+taskReport, "header h1 button.pg")
+	tab, closeTab := openFromReport(t, ctx, taskReport, "header h1 button.pg")
 	banner := eval[string](t, tab, `document.querySelector("#context .context-title").textContent`)
 	if want := "From run playground: " + goal; banner != want {
 		t.Errorf("banner of the task's run = %q; want %q", banner, want)
