@@ -152,8 +152,19 @@ func BenchmarkH264InBrowser10Viewers(b *testing.B) {
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/secs, "cores-without-chromium")
 }
 
-// countH264 counts the frames of an H.264 preview stream until ctx ends.
+// countH264 counts the frames of an H.264 preview stream (not its
+// config records) until ctx ends.
 func countH264(ctx context.Context, base string, n *atomic.Int64) {
+	readH264(ctx, base, func(msg []byte) {
+		if msg[0] != 1 {
+			n.Add(1)
+		}
+	})
+}
+
+// readH264 gives each message of an H.264 preview stream to each until
+// ctx ends.
+func readH264(ctx context.Context, base string, each func(msg []byte)) {
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/preview/h264", nil)
 	if err != nil {
 		return
@@ -165,9 +176,7 @@ func countH264(ctx context.Context, base string, n *atomic.Int64) {
 		if err != nil {
 			return
 		}
-		if msg[0] != 1 {
-			n.Add(1)
-		}
+		each(msg)
 	}
 }
 
@@ -175,19 +184,8 @@ func countH264(ctx context.Context, base string, n *atomic.Int64) {
 // in n.
 func readPreview(ctx context.Context, base, transport string, n *atomic.Int64) {
 	if transport == "h264" {
-		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/preview/h264", nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		c.SetReadLimit(16 << 20)
-		for {
-			_, msg, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			n.Add(int64(len(msg)))
-		}
+		readH264(ctx, base, func(msg []byte) { n.Add(int64(len(msg))) })
+		return
 	}
 	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/mjpeg", nil)
 	resp, err := http.DefaultClient.Do(req)
