@@ -58,20 +58,30 @@ func (b *broker) init() {
 }
 
 func (b *broker) subscribe() (chan Message, bool) {
-	c, _, _, ok := b.resume(0, false)
+	c, _, _, ok := b.resume(0, false, nil)
 	return c, ok
 }
 
 // resume subscribes a stream; with from set, it also returns the messages
 // after id last to send first or, when they are no longer all kept, gap:
 // the id after which the client missed what (0 for an id this server
-// never gave: the client saw another process's, before a restart).
-func (b *broker) resume(last uint64, from bool) (c chan Message, replay []Message, gap *uint64, ok bool) {
+// never gave: the client saw another process's, before a restart). A
+// non-nil now adds the message it makes (the state as it stands) to
+// replay, with the id of the last message published: the stream's
+// messages are those after it.
+func (b *broker) resume(last uint64, from bool, now func() Message) (c chan Message, replay []Message, gap *uint64, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, nil, nil, false
 	}
+	defer func() {
+		if now != nil {
+			m := now()
+			m.ID = b.seq
+			replay = append(replay, m)
+		}
+	}()
 	switch {
 	case !from || last == b.seq:
 	case last > b.seq:
@@ -106,8 +116,17 @@ func (b *broker) unsubscribe(c chan Message) {
 }
 
 func (b *broker) publish(m Message) {
+	b.publishNow(func() Message { return m })
+}
+
+// publishNow publishes the message now makes under the broker's lock: a
+// state read there (the session's) is published in the order it was
+// read, so the last message a client sees is the state as it stands.
+// now must not publish.
+func (b *broker) publishNow(now func() Message) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	m := now()
 	b.seq++
 	m.ID = b.seq
 	if len(b.recent) == b.replay {
@@ -154,7 +173,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	c, replay, gap, ok := s.events.resume(last, from)
+	// The state now, which the messages before it led to, is sent last,
+	// with the id of the last of them: a client that sees nothing else
+	// resumes there.
+	c, replay, gap, ok := s.events.resume(last, from, func() Message {
+		return Message{Type: "session", Session: ptr(s.sess.view())}
+	})
 	if !ok {
 		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("the server is shutting down"))
 		return
@@ -170,9 +194,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		first = append(first, Message{Type: "gap", Gap: gap})
 	}
 	first = append(first, replay...)
-	// The state now, which the messages before it led to: with the id of
-	// the last of them, so a client that sees nothing else resumes there.
-	first = append(first, Message{Type: "session", Session: ptr(s.sess.view()), ID: s.events.last()})
 	for _, m := range first {
 		if writeEvent(w, m) != nil {
 			return

@@ -296,8 +296,10 @@ func (s *Server) stepOptions() *engine.Options {
 	return &engine.Options{Perception: s.opts.Perception, FindTimeout: manualFind, Log: s.log}
 }
 
+// publishSession publishes the session's state, read in the order it is
+// published: two changes published at once never leave the older last.
 func (s *Server) publishSession() {
-	s.events.publish(Message{Type: "session", Session: ptr(s.sess.view())})
+	s.events.publishNow(func() Message { return Message{Type: "session", Session: ptr(s.sess.view())} })
 }
 
 func ptr[T any](v T) *T { return &v }

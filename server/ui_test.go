@@ -74,7 +74,9 @@ func waitAcross(t *testing.T, ctx context.Context, what, js string) {
 // pageText is the playground page's conversation, or another page's text,
 // behind its address: what a failed wait shows.
 func pageText(t *testing.T, ctx context.Context) string {
-	return eval[string](t, ctx, `location.href + "\n" + ((document.getElementById("log") || document.body || {}).innerText || "").slice(0, 2000)`)
+	return eval[string](t, ctx, `location.href +
+		(document.body && document.body.dataset.session !== undefined ? "\nsession: " + document.body.dataset.session + " (" + document.getElementById("status").textContent + "), preview: " + (document.getElementById("preview-msg") || {}).textContent : "") +
+		"\n" + ((document.getElementById("log") || document.body || {}).innerText || "").slice(0, 2000)`)
 }
 
 func void[T any](a chromedp.Action[T]) chromedp.Action[chromedp.Void] {

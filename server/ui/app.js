@@ -749,7 +749,12 @@ function bind() {
   bindMode();
 }
 
-bind();
-setRecording(false);
-refreshSession().then(refreshRecorder);
-listen();
+// The page starts once every script of it has run (DOMContentLoaded comes
+// after them): an answer that arrives sooner would call into a script not
+// loaded yet (stopPreview into preview.js), fail, and leave the page stuck.
+document.addEventListener("DOMContentLoaded", () => {
+  bind();
+  setRecording(false);
+  refreshSession().then(refreshRecorder);
+  listen();
+});
