@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -89,9 +90,11 @@ func (s *Server) runtimeView(v SessionView) map[string]any {
 	}
 	ms := midsceneSession(v)
 	return map[string]any{
-		"id":                  s.id,
-		"platform":            platform,
-		"previewKinds":        previewKinds,
+		"id":           s.id,
+		"platform":     platform,
+		"previewKinds": s.previewKinds(),
+		// The transport the page must use ("webrtc"), or "auto".
+		"previewTransport":    cmp.Or(s.opts.PreviewTransport, "auto"),
 		"session":             v,
 		"platformId":          platform,
 		"title":               "Apex playground",

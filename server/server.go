@@ -248,8 +248,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"id": s.id, "ok": true, "status": "ok"})
 }
 
-// previewKinds are the preview endpoints a client may use.
-var previewKinds = []string{"screenshot", "mjpeg", "h264"}
+// previewKinds are the preview endpoints a client may use here: a
+// playground locked to WebRTC serves no H.264 WebSocket.
+func (s *Server) previewKinds() []string {
+	if s.opts.PreviewTransport == TransportWebRTC {
+		return []string{"screenshot", "mjpeg", TransportWebRTC}
+	}
+	return []string{"screenshot", "mjpeg", "h264", TransportWebRTC}
+}
 
 // runtimeInfo is the platform, the preview kinds and the session, with
 // Midscene's fields beside (runtimeView).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,8 +32,8 @@ func TestSessionLifecycle(t *testing.T) {
 	if got := info["session"].(map[string]any)["state"]; got != "required" {
 		t.Errorf("state before a session = %v, want required", got)
 	}
-	if kinds := info["previewKinds"].([]any); len(kinds) != 3 || kinds[0] != "screenshot" || kinds[1] != "mjpeg" || kinds[2] != "h264" {
-		t.Errorf("previewKinds = %v", kinds)
+	if kinds := fmt.Sprint(info["previewKinds"]); kinds != "[screenshot mjpeg h264 webrtc]" || info["previewTransport"] != "auto" {
+		t.Errorf("previewKinds = %v, previewTransport = %v; want the four kinds, auto", kinds, info["previewTransport"])
 	}
 	var ts []map[string]any
 	if code, data := p.raw("GET", "/session/targets", nil, nil); code != 200 || json.Unmarshal(data, &ts) != nil {

@@ -1,11 +1,13 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 	"github.com/chromedp/chromedp"
 )
@@ -27,6 +29,11 @@ func TestWebRTCPreviewInBrowser(t *testing.T) {
 	if code != http.StatusConflict || !strings.Contains(string(data), `"transport":"webrtc"`) {
 		t.Errorf("GET /preview/h264 of a playground locked to WebRTC: %d %s, want 409 naming webrtc", code, data)
 	}
+	// The page learns the lock where it learns the rest: GET /runtime-info.
+	info := p.mustDo(200, "GET", "/runtime-info", nil)
+	if kinds := fmt.Sprint(info["previewKinds"]); kinds != "[screenshot mjpeg webrtc]" || info["previewTransport"] != "webrtc" {
+		t.Errorf("runtime-info of a playground locked to WebRTC: previewKinds %v, previewTransport %v", kinds, info["previewTransport"])
+	}
 
 	ctx := browserTabFor(t, 2*time.Minute)
 	if err := chromedp.Do(ctx, chromedp.Navigate(p.http.URL+"/")); err != nil {
@@ -34,7 +41,7 @@ func TestWebRTCPreviewInBrowser(t *testing.T) {
 	}
 	// The first frame waits for ffmpeg to start: slow under the race
 	// detector on a busy machine.
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`document.getElementById("transport").dataset.transport === "webrtc" && window.apexPreview.shown()`, chromedp.WithPollingTimeout(60*time.Second)))); err != nil {
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`document.getElementById("transport").dataset.transport === "webrtc" && window.apexPreview.shown()`, chromedp.WithPollingTimeout(patience.Of(60*time.Second))))); err != nil {
 		t.Fatalf("waiting for the WebRTC preview: %v; the page says %q", err, eval[string](t, ctx, `document.getElementById("transport").textContent + " / " + document.getElementById("preview-msg").textContent`))
 	}
 	if got := eval[string](t, ctx, `document.getElementById("transport").textContent`); got != "WebRTC" {
@@ -42,7 +49,7 @@ func TestWebRTCPreviewInBrowser(t *testing.T) {
 	}
 	changeScreen(t, p)
 	before := eval[int](t, ctx, `window.apexRTC.frames`)
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`window.apexRTC.frames >= `+itoa(before+5), chromedp.WithPollingTimeout(60*time.Second)))); err != nil {
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`window.apexRTC.frames >= `+itoa(before+5), chromedp.WithPollingTimeout(patience.Of(60*time.Second))))); err != nil {
 		t.Fatalf("waiting for five more frames of a changing screen over WebRTC (%d after %d): %v", eval[int](t, ctx, `window.apexRTC.frames`), before, err)
 	}
 	// The browser's own count: each poll asks for the stats, and reads

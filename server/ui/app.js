@@ -465,7 +465,7 @@ function startPreview() {
 // address asks for MJPEG.
 async function choosePreview() {
   const mjpegOnly = new URLSearchParams(location.search).get("preview") === "mjpeg";
-  // A host locked to WebRTC says so (409) where the WebSocket is (webrtc.js).
+  // A host locked to WebRTC says so in /runtime-info (webrtc.js).
   const lock = mjpegOnly ? "" : await previewLock();
   const ok = !mjpegOnly && !lock && (await h264Supported());
   if (ui.preview !== "choosing") return;

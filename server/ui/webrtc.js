@@ -1,5 +1,6 @@
-// The WebRTC preview: a host locked to WebRTC answers the H.264
-// WebSocket's address with 409 naming "webrtc"; the page then posts its
+// The WebRTC preview: a host locked to WebRTC says so in /runtime-info
+// (previewTransport; its H.264 WebSocket's address answers 409 naming
+// "webrtc" to other clients); the page then posts its
 // whole offer (ICE gathered first, no trickle) to /preview/webrtc, gets the
 // whole answer, and shows the screen's H.264 track in a <video>. app.js's
 // choosePreview chooses it.
@@ -11,13 +12,18 @@ const rtc = {
 };
 window.apexRTC = rtc;
 
-// previewLock is the transport the host insists on ("webrtc"), or "".
+// previewLock is the transport the host insists on ("webrtc"), or "", as
+// GET /runtime-info says (asked once: it does not change while the
+// server runs).
+let runtimeInfo = null;
 async function previewLock() {
+  if (!runtimeInfo) runtimeInfo = api("GET", "/runtime-info");
   try {
-    const res = await fetch(url("/preview/h264"), { headers: { Accept: "application/json" } });
-    if (res.status === 409 && (res.headers.get("Apex-Transport") || "").toLowerCase() === "webrtc") return "webrtc";
-  } catch (e) { /* the WebSocket will say what is wrong */ }
-  return "";
+    return (await runtimeInfo).previewTransport === "webrtc" ? "webrtc" : "";
+  } catch (e) {
+    runtimeInfo = null; // asked again next time; meanwhile the WebSocket will say what is wrong
+    return "";
+  }
 }
 
 // rtcVideo is the <video> the track plays in, made on first use beside the
