@@ -1,6 +1,13 @@
 package server
 
-import "github.com/apexagent/apex/internal/httpguard"
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/apexagent/apex/internal/httpguard"
+)
 
 // Limits bound what clients can make the playground keep or run. A zero
 // field takes its default; docs/security.md lists them.
@@ -32,6 +39,10 @@ type Limits struct {
 	// gap event and lists the tasks it missed (GET /tasks?since=).
 	// Default 1024.
 	EventReplay int
+	// Viewers bounds the live previews streaming at once (MJPEG, the
+	// H.264 WebSocket and WebRTC peers together); past it a new one is
+	// answered 503 with Retry-After. Default 32.
+	Viewers int
 }
 
 // withDefaults is l with every zero field at its default.
@@ -47,8 +58,33 @@ func (l Limits) withDefaults() Limits {
 	def(&l.RecordedActions, 2000)
 	def(&l.AuthFailures, httpguard.MaxFailures)
 	def(&l.EventReplay, replayBuffer)
+	def(&l.Viewers, 32)
 	if l.RecorderFrames <= 0 {
 		l.RecorderFrames = 256 << 20
 	}
 	return l
+}
+
+// viewers counts the live previews streaming (Limits.Viewers).
+type viewers struct{ n atomic.Int64 }
+
+// viewerRetry is the Retry-After of a viewer turned away.
+const viewerRetry = 5
+
+// watch takes a place for one more live preview and returns the func that
+// gives it back, or answers 503 and returns nil when Limits.Viewers are
+// streaming already.
+func (s *Server) watch(w http.ResponseWriter) (leave func()) {
+	if n := s.viewers.n.Add(1); n > int64(s.opts.Limits.Viewers) {
+		s.viewers.n.Add(-1)
+		w.Header().Set("Retry-After", strconv.Itoa(viewerRetry))
+		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("%d live previews already stream from this playground (its limit): close one, or watch /screenshot", s.opts.Limits.Viewers))
+		return nil
+	}
+	var once atomic.Bool
+	return func() {
+		if once.CompareAndSwap(false, true) {
+			s.viewers.n.Add(-1)
+		}
+	}
 }

@@ -64,6 +64,11 @@ func (s *Server) mjpeg(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("streaming is not supported here"))
 		return
 	}
+	leave := s.watch(w)
+	if leave == nil {
+		return
+	}
+	defer leave()
 	size := previewSize(r)
 	f := s.preview.join(s, size)
 	defer s.preview.leave(size)

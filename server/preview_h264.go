@@ -57,6 +57,11 @@ func (s *Server) h264Preview(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	leave := s.watch(w)
+	if leave == nil {
+		return
+	}
+	defer leave()
 	c, err := websocket.Accept(w, r, nil) // the page's own origin only
 	if err != nil {
 		return

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"fmt"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 )
 
@@ -147,3 +149,36 @@ func (zeros) Read(b []byte) (int, error) {
 }
 
 func port(p *phone) string { return p.http.URL[strings.LastIndex(p.http.URL, ":")+1:] }
+
+// TestPreviewViewerLimit: past Limits.Viewers live previews, a new one of
+// any transport is turned away with 503 and Retry-After, and a place
+// freed by a viewer who left is taken again.
+func TestPreviewViewerLimit(t *testing.T) {
+	p := startPhone(t, &phoneOptions{opts: server.Options{Limits: server.Limits{Viewers: 2}}})
+	p.ready()
+	first := p.stream("/mjpeg")
+	p.stream("/mjpeg?size=full")
+	offer := map[string]string{"type": "offer", "sdp": "v=0\r\n"}
+	for _, c := range []struct {
+		method, path string
+		body         any
+	}{{"GET", "/mjpeg", nil}, {"GET", "/preview/h264", nil}, {"POST", "/preview/webrtc", offer}} {
+		code, data := p.raw(c.method, c.path, c.body, nil)
+		if code != http.StatusServiceUnavailable || !strings.Contains(string(data), "2 live previews already stream") {
+			t.Errorf("%s %s with 2 viewers streaming: %d %s, want 503 naming the limit", c.method, c.path, code, data)
+		}
+	}
+	resp := p.stream("/mjpeg")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a third MJPEG viewer: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	first.Body.Close()
+	patience.Poll(t, 10*time.Second, func() error {
+		resp := p.stream("/mjpeg")
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("a viewer left, yet a new one is answered %d", resp.StatusCode)
+		}
+		return nil
+	})
+}

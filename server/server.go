@@ -100,6 +100,7 @@ type Server struct {
 	events  broker
 	preview previewHub
 	h264    h264Hub
+	viewers viewers
 	rec     recorder
 	scratch scratch
 	booted  booted

@@ -93,8 +93,14 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("want the page's whole offer: {\"type\": \"offer\", \"sdp\": …} with its ICE candidates gathered"))
 		return
 	}
+	// A peer is a viewer from its offer until it goes.
+	leave := s.watch(w)
+	if leave == nil {
+		return
+	}
 	pc, err := rtcAPI(s.log).NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
+		leave()
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("webrtc: %w", err))
 		return
 	}
@@ -128,6 +134,7 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		pc.Close()
 		gone()
+		leave()
 		writeError(w, http.StatusBadRequest, fmt.Errorf("webrtc: answer the offer: %w (does the browser receive H.264 video?)", err))
 		return
 	}
@@ -136,12 +143,14 @@ func (s *Server) webrtcPreview(w http.ResponseWriter, r *http.Request) {
 	case <-time.After(gatherTimeout):
 		pc.Close()
 		gone()
+		leave()
 		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("webrtc: this machine found no network address to stream from in %s", gatherTimeout))
 		return
 	}
 	key := previewSize(r) + "/" + strconv.Itoa(bitRate)
 	f := s.h264.join(s, key, previewSize(r) == "full", bitRate)
 	go func() {
+		defer leave()
 		defer s.h264.leave(key)
 		defer pc.Close()
 		defer gone()
