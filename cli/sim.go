@@ -5,7 +5,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
+	"github.com/apexagent/apex/internal/supervise"
 	"github.com/apexagent/apex/sim"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/spf13/cobra"
@@ -24,6 +26,10 @@ type simOptions struct {
 	// the app in front) across restarts: read at start, written as it
 	// changes.
 	StateFile string
+	// EventsFD, when set, is a file descriptor the process that started
+	// this one reads the supervised processes' events from
+	// (supervise.Relay): the encoder's crashes reach its playground.
+	EventsFD int
 }
 
 func newCmdSim(env *Env) *cobra.Command {
@@ -66,6 +72,8 @@ GET /devices and GET /devices/{serial}/state/{package}.`,
 	f.IntVar(&opts.PortBase, "port-base", opts.PortBase, "first adbd port (phone i listens on base+i); 0 picks free ports")
 	f.StringVar(&opts.StateAddr, "state-addr", "", "serve app state as JSON on this loopback address (e.g. 127.0.0.1:7000)")
 	f.StringVar(&opts.StateFile, "state-file", "", "keep the phone's installed apps, settings and app in front in this file across restarts (one phone only)")
+	f.IntVar(&opts.EventsFD, "events-fd", 0, "write the supervised processes' starts and crashes (the H.264 encoder's) as JSON lines to this inherited file descriptor")
+	_ = f.MarkHidden("events-fd") // for the playground that starts it
 	return cmd
 }
 
@@ -91,6 +99,9 @@ func simRun(ctx context.Context, env *Env, opts simOptions, ready func(*lab.Lab)
 	}
 	lo := lab.Options{Android: opts.Android, IOS: opts.IOS, AppFiles: opts.Apps, Seed: opts.Seed,
 		PortBase: opts.PortBase, WDAPortBase: opts.WDAPort, StateAddr: opts.StateAddr, Log: env.Log}
+	if opts.EventsFD > 0 {
+		lo.OnSupervise = supervise.Relay(os.NewFile(uintptr(opts.EventsFD), "events"))
+	}
 	if opts.StateFile != "" {
 		// Restored before the phone answers: no client sees it afresh.
 		lo.Prepare = func(_ int, p *sim.Phone) error { return restoreSimState(p, opts.StateFile) }

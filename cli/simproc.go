@@ -19,8 +19,9 @@ import (
 // openSimProcess starts a simulated Android phone as `apex sim`, a
 // subprocess of this binary kept running by a supervisor (restarted with
 // backoff on the same port, each crash reported on stderr and to
-// onEvent when set), so the
-// phone's crash cannot take the server down; and opens it. The phone
+// onEvent when set, as are the crashes of the phone's own H.264 encoder
+// it relays), so the phone's crash cannot take the server down; and
+// opens it. The phone
 // keeps its state in stateFile (apex sim --state-file): started again
 // after a crash, or opened again, it comes back with the apps, settings
 // and app in front it had. The returned func stops the phone.
@@ -39,6 +40,25 @@ func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags, stateFile str
 	for _, a := range f.Apps {
 		args = append(args, "--app", a)
 	}
+	// The phone's own supervised processes (its H.264 encoder) report on
+	// a pipe, read here for as long as the phone runs, by every run.
+	evr, evw, err := os.Pipe()
+	if err != nil {
+		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: %w", err)
+	}
+	args = append(args, "--events-fd", "3")
+	relayed := make(chan struct{})
+	go func() {
+		defer close(relayed)
+		_ = supervise.ReadRelayed(evr, func(e supervise.Event) {
+			if e.Kind == supervise.Exited {
+				fmt.Fprintf(env.Err, "apex: the simulated phone's %v\n", e)
+			}
+			if onEvent != nil {
+				onEvent(e)
+			}
+		})
+	}()
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
@@ -53,10 +73,18 @@ func openSimProcess(ctx context.Context, env *Env, f *DeviceFlags, stateFile str
 				}
 			}},
 			supervise.Command(func(ctx context.Context) (*exec.Cmd, error) {
-				return exec.CommandContext(ctx, self, args...), nil
+				cmd := exec.CommandContext(ctx, self, args...)
+				cmd.ExtraFiles = []*os.File{evw} // fd 3
+				return cmd, nil
 			}, 2*time.Second))
 	}()
-	release := func() { stop(); <-done }
+	release := func() {
+		stop()
+		<-done
+		evw.Close() // the last writer: the reader sees the end
+		<-relayed
+		evr.Close()
+	}
 	if err := waitListening(ctx, addr, 30*time.Second); err != nil {
 		release()
 		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: %w", err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -8,12 +9,15 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/internal/proctest"
+	"github.com/coder/websocket"
 )
 
 // TestPlaygroundSimProcessKilled: the playground's simulated phone runs as
@@ -114,5 +118,58 @@ func waitStateFile(t *testing.T, pid int, want string) {
 		case <-deadline:
 			t.Fatalf("the state file %s never held %q", file, want)
 		}
+	}
+}
+
+// TestPlaygroundRelaysTheSimEncoderCrash: the H.264 encoder (ffmpeg) runs
+// inside the playground's `apex sim` subprocess, supervised there; killed,
+// its crash and restart reach the playground's GET /events (relayed over
+// a pipe), as the phone's own crashes do.
+func TestPlaygroundRelaysTheSimEncoderCrash(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("no ffmpeg here: the simulated phone cannot encode H.264 (make deps installs it)")
+	}
+	url := startPlayground(t, &PlaygroundOptions{Port: 0})
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(60*time.Second))
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"preview/h264", nil)
+	if err != nil {
+		t.Fatalf("the H.264 preview: %v", err)
+	}
+	defer ws.CloseNow()
+	if _, _, err := ws.Read(ctx); err != nil {
+		t.Fatalf("the H.264 preview sent nothing: %v", err)
+	}
+	go func() { // keep reading: the stream goes on after the crash
+		for {
+			if _, _, err := ws.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	ffmpeg := proctest.WaitOf(t, simChild(t), "ffmpeg", func(p proctest.Proc) bool { return p.Name == "ffmpeg" })
+	if err := syscall.Kill(ffmpeg.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	want := []string{`"kind":"exited"`, `"kind":"started"`}
+	for event := ""; len(want) > 0 && sc.Scan(); {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "event: "); ok {
+			event = v
+		}
+		if v, ok := strings.CutPrefix(line, "data: "); ok && event == "supervisor" && strings.Contains(v, "ffmpeg") && strings.Contains(v, want[0]) {
+			t.Logf("relayed: %s", v)
+			want = want[1:]
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("GET /events never said the encoder's %s after it was killed: %v", want[0], sc.Err())
 	}
 }

@@ -26,10 +26,14 @@ type Proc struct {
 }
 
 // Children lists the running (not zombie) children of this process.
-func Children() []Proc {
+func Children() []Proc { return ChildrenOf(os.Getpid()) }
+
+// ChildrenOf lists the running (not zombie) children of process pid: a
+// grandchild of a test is found through its child.
+func ChildrenOf(pid int) []Proc {
 	var out []Proc
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	self := strconv.Itoa(os.Getpid())
+	self := strconv.Itoa(pid)
 	for _, f := range stats {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -60,9 +64,15 @@ func Children() []Proc {
 // another goroutine or process starts.
 func Wait(t testing.TB, what string, match func(Proc) bool) Proc {
 	t.Helper()
+	return WaitOf(t, os.Getpid(), what, match)
+}
+
+// WaitOf is Wait for a child of process pid.
+func WaitOf(t testing.TB, pid int, what string, match func(Proc) bool) Proc {
+	t.Helper()
 	var found Proc
 	patience.Poll(t, 10*time.Second, func() error {
-		for _, p := range Children() {
+		for _, p := range ChildrenOf(pid) {
 			if match(p) {
 				found = p
 				return nil

@@ -2,6 +2,7 @@ package supervise_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -125,4 +126,44 @@ func TestCommandKilled(t *testing.T) {
 	if err := syscall.Kill(second, 0); err == nil {
 		t.Errorf("process %d still runs after the end of ctx", second)
 	}
+}
+
+// TestRelay: events written by Relay come back whole from ReadRelayed, and
+// lines that are not events are skipped.
+func TestRelay(t *testing.T) {
+	var buf bytes.Buffer
+	send := supervise.Relay(&buf)
+	in := []supervise.Event{
+		{Name: "encoder", Kind: supervise.Started, Run: 1},
+		{Name: "encoder", Kind: supervise.Exited, Run: 1, Err: errors.New("signal: killed"), Backoff: 200 * time.Millisecond},
+		{Name: "encoder", Kind: supervise.Stopped, Run: 2},
+	}
+	send(in[0])
+	buf.WriteString("not json\n{\"name\":\"x\",\"kind\":\"exploded\",\"run\":1}\n{}\n")
+	send(in[1])
+	send(in[2])
+	var out []supervise.Event
+	if err := supervise.ReadRelayed(&buf, func(e supervise.Event) { out = append(out, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("read %d events, want %d: %v", len(out), len(in), out)
+	}
+	for i := range in {
+		if out[i].String() != in[i].String() {
+			t.Errorf("event %d: %q, want %q", i, out[i], in[i])
+		}
+	}
+}
+
+func FuzzReadRelayed(f *testing.F) {
+	f.Add([]byte("{\"name\":\"a\",\"kind\":\"exited\",\"run\":1,\"error\":\"boom\",\"backoffMs\":5}\n"))
+	f.Add([]byte("\n\n{"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = supervise.ReadRelayed(bytes.NewReader(b), func(e supervise.Event) {
+			if e.Name == "" || e.Run < 1 {
+				t.Fatalf("an event without a name or run: %+v", e)
+			}
+		})
+	})
 }
