@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/apexagent/apex/internal/tail"
 )
 
 // Starting tesseract costs more than reading a region (loading eng+chi_sim
@@ -30,7 +32,7 @@ type worker struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
-	stderr *tailWriter
+	stderr *tail.Buffer
 	want   int // page number of the next request's image
 	dead   atomic.Bool
 	idle   *time.Timer
@@ -50,7 +52,7 @@ func (t *Tesseract) startWorker(key string, args []string) (*worker, error) {
 		return nil, fmt.Errorf("ocr: start tesseract: %w", err)
 	}
 	w := &worker{key: key, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 64<<10),
-		stderr: &tailWriter{max: 4096}, want: 1}
+		stderr: tail.New(4096), want: 1}
 	cmd.Stderr = w.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("ocr: start tesseract %s: %w", strings.Join(args, " "), err)
@@ -115,7 +117,7 @@ func (w *worker) fail(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if msg := w.stderr.last(); msg != "" {
+	if msg := lastLine(w.stderr); msg != "" {
 		return fmt.Errorf("tesseract stopped: %w: %s", err, msg)
 	}
 	return fmt.Errorf("tesseract stopped: %w", err)
@@ -246,28 +248,10 @@ func (t *Tesseract) Close() error {
 	return nil
 }
 
-// tailWriter keeps the end of what a process writes to stderr.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.max {
-		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-// last returns the last line that is not a page announcement.
-func (w *tailWriter) last() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(w.buf)), "\n")
+// lastLine is the last line of what a process said that is not a page
+// announcement.
+func lastLine(t *tail.Buffer) string {
+	lines := strings.Split(t.String(), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "Page ") {
 			return l

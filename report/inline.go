@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"html/template"
-	"image"
 	"image/jpeg"
 	"image/png"
 	"os"
@@ -13,7 +12,7 @@ import (
 	"runtime"
 	"sync"
 
-	"golang.org/x/image/draw"
+	"github.com/apexagent/apex/video/frame"
 )
 
 // inlineHeight is the height the page shows a screenshot at (.shot img in
@@ -101,10 +100,7 @@ func compactJPEG(file []byte) (template.URL, int, int, error) {
 	b := src.Bounds()
 	img := src
 	if b.Dy() > inlineHeight {
-		w := max(1, b.Dx()*inlineHeight/b.Dy())
-		dst := image.NewRGBA(image.Rect(0, 0, w, inlineHeight))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
-		img = dst
+		img = frame.Scale(nil, frame.RGBA(src), max(1, b.Dx()*inlineHeight/b.Dy()), inlineHeight)
 	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: inlineQuality}); err != nil {

@@ -12,10 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/apexagent/apex/device"
+
+	"github.com/apexagent/apex/internal/tail"
 )
 
 // Emulator is the Android SDK's emulator on this machine and its virtual
@@ -169,7 +170,7 @@ func (h *EmulatorHost) Boot(ctx context.Context) (device.Booted, error) {
 	serial := "emulator-" + strconv.Itoa(port)
 	cmd := exec.Command(h.emu.Path, EmulatorArgs(h.opts.AVD, port)...)
 	cmd.Env = append(cmd.Environ(), h.opts.Env...)
-	out := &tailBuffer{max: 2048}
+	out := tail.New(2048)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return device.Booted{}, fmt.Errorf("hub: start the emulator %s: %w", h.emu.Path, err)
@@ -272,28 +273,4 @@ func freeEmulatorPort() (int, error) {
 		}
 	}
 	return 0, errors.New("hub: no free emulator port pair from 5586 to 5683: stop some emulators")
-}
-
-// tailBuffer keeps the last max bytes written to it: what a process said
-// last, for the error of its failure.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = t.b[over:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"image"
 	"image/jpeg"
 	"image/png"
 	"net"
@@ -12,7 +11,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/internal/httpguard"
-	xdraw "golang.org/x/image/draw"
+	"github.com/apexagent/apex/video/frame"
 )
 
 // DefaultMJPEGPort is the port WebDriverAgent's MJPEG server listens on
@@ -117,9 +116,7 @@ func jpegFrame(shot []byte, quality, scale int) ([]byte, error) {
 	}
 	if scale < 100 {
 		b := img.Bounds()
-		dst := image.NewRGBA(image.Rect(0, 0, max(1, b.Dx()*scale/100), max(1, b.Dy()*scale/100)))
-		xdraw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
-		img = dst
+		img = frame.Scale(nil, frame.RGBA(img), max(1, b.Dx()*scale/100), max(1, b.Dy()*scale/100))
 	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
