@@ -74,6 +74,9 @@ type reply struct {
 type leaseReply struct {
 	Record lease.Record  `json:"record"`
 	TTL    time.Duration `json:"ttl"`
+	// Key is the lease's key (Record.Key is never marshaled): the caller
+	// sends it with every call to the device.
+	Key string `json:"key"`
 }
 
 var errKinds = map[string]error{
@@ -276,11 +279,11 @@ func (s *service) take(ctx context.Context, p auth.Principal, req request) (leas
 	if err := s.auth.Allow(ctx, p, auth.Drive, project); err != nil {
 		return leaseReply{}, fmt.Errorf("lease %s: %w", dev.ID, err)
 	}
-	rec, err := s.leases.Take(ctx, dev.ID, p.User+" ("+cmp.Or(req.Command, "apex")+")", "")
+	rec, err := s.leases.Take(ctx, lease.Record{Resource: dev.ID, Holder: p.User + " (" + cmp.Or(req.Command, "apex") + ")", Project: project})
 	if err != nil {
 		return leaseReply{}, err
 	}
-	return leaseReply{Record: rec, TTL: s.leases.TTL()}, nil
+	return leaseReply{Record: rec, TTL: s.leases.TTL(), Key: rec.Key}, nil
 }
 
 // LeaseProject is the project dev is leased for when asked for project

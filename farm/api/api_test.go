@@ -149,7 +149,7 @@ func TestMembershipOnEveryRequest(t *testing.T) {
 		{"lease", func(ctx context.Context) error {
 			ls, err := lease.New(ctx, js)
 			if err == nil {
-				_, err = ls.Take(ctx, "h1/B", "alice", "")
+				_, err = ls.Take(ctx, lease.Record{Resource: "h1/B", Holder: "alice"})
 			}
 			return err
 		}},

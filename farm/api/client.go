@@ -114,6 +114,7 @@ func (c *Client) Lease(ctx context.Context, id, project, command string) (*lease
 	if err := c.call(ctx, opLease, request{ID: id, Project: project, Command: command}, &rep); err != nil {
 		return nil, err
 	}
+	rep.Record.Key = rep.Key
 	return lease.Hold(rep.Record, rep.TTL, keeper{c}), nil
 }
 

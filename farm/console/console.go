@@ -352,7 +352,7 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"id": id})
 		return
 	}
-	l, err := c.leases.Acquire(r.Context(), id, "console:"+p.User, "")
+	l, err := c.leases.Acquire(r.Context(), lease.Record{Resource: id, Holder: "console:" + p.User, Project: project})
 	if errors.Is(err, lease.ErrHeld) {
 		writeError(w, http.StatusConflict, err)
 		return
@@ -385,10 +385,10 @@ func (c *Console) release(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errors.New("you do not hold "+id+" in the console"))
 		return
 	}
-	remote.NewDriver(c.js.Conn(), id, h.l.Fence()).Close()
+	remote.NewDriver(c.js.Conn(), id, h.l.Record()).Close()
 	// The playground's session ends with the lease (its phone is freed).
 	end, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, "/session", http.NoBody)
-	remote.Proxy(c.js.Conn(), id, h.l.Fence(), "/session", discard{header: http.Header{}}, end)
+	remote.Proxy(c.js.Conn(), id, h.l.Record(), "/session", discard{header: http.Header{}}, end)
 	h.l.Release(r.Context())
 	w.WriteHeader(http.StatusNoContent)
 }

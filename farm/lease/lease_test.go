@@ -29,16 +29,16 @@ func TestLeaseExclusiveAndFenced(t *testing.T) {
 		t.Fatal(err)
 	}
 	const dev = "h1/127.0.0.1:5555" // ':' is not allowed in keys: encoded
-	a, err := ls.Acquire(ctx, dev, "alice", "r1")
+	a, err := ls.Acquire(ctx, lease.Record{Resource: dev, Holder: "alice", Run: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ls.Acquire(ctx, dev, "bob", "r2")
+	_, err = ls.Acquire(ctx, lease.Record{Resource: dev, Holder: "bob", Run: "r2"})
 	var held *lease.HeldError
 	if !errors.As(err, &held) || !errors.Is(err, lease.ErrHeld) || held.Record.Holder != "alice" || held.Record.Fence != a.Fence() {
 		t.Fatalf("second acquire: %v (%+v), want held by alice with fence %d", err, held, a.Fence())
 	}
-	if err := ls.Check(ctx, dev, a.Fence()); err != nil {
+	if err := ls.Check(ctx, dev, a.Fence(), a.Record().Key); err != nil {
 		t.Errorf("the holder's fence: %v", err)
 	}
 	if err := ls.Break(ctx, dev, "admin"); err != nil {
@@ -52,10 +52,10 @@ func TestLeaseExclusiveAndFenced(t *testing.T) {
 	if !errors.Is(a.Err(), lease.ErrLost) {
 		t.Errorf("Err of a broken lease: %v, want ErrLost", a.Err())
 	}
-	if err := ls.Check(ctx, dev, a.Fence()); !errors.Is(err, lease.ErrStaleFence) {
+	if err := ls.Check(ctx, dev, a.Fence(), a.Record().Key); !errors.Is(err, lease.ErrStaleFence) {
 		t.Errorf("the broken lease's fence: %v, want ErrStaleFence", err)
 	}
-	b, err := ls.Acquire(ctx, dev, "bob", "r2")
+	b, err := ls.Acquire(ctx, lease.Record{Resource: dev, Holder: "bob", Run: "r2"})
 	if err != nil {
 		t.Fatal(err)
 	}
