@@ -1,9 +1,9 @@
 // Package api is the farm's API on NATS, served by every control-plane
 // member: the requests that act on a project — queue and cancel runs,
-// lease devices, read runs — carry the caller's token and pass
-// auth.Store.Allow before they are done with the plane's own rights.
-// Users' NATS connections may not do these things directly (the plane's
-// permissions deny it), so this is the one door to them.
+// lease devices, read runs, their events and leases — carry the caller's
+// token and pass auth.Store.Allow before they are done with the plane's
+// own rights. Users' NATS connections may not do these things directly
+// (the plane's permissions deny it), so this is the one door to them.
 package api
 
 import (
@@ -44,6 +44,9 @@ const (
 	opRenew    = "lease.renew"
 	opRelease  = "lease.release"
 	opAllow    = "allow"
+	opEvents   = "run.events"
+	opLeases   = "lease.list"
+	opDevices  = "device.list"
 	queueGroup = "farm-api"
 )
 
@@ -60,7 +63,32 @@ type request struct {
 	Lost    string       `json:"lost,omitempty"`
 	Action  auth.Action  `json:"action,omitempty"`
 	Project string       `json:"project,omitempty"`
+	// After and Wait page through a run's events (run.events).
+	After uint64        `json:"after,omitempty"`
+	Wait  time.Duration `json:"wait,omitempty"`
 }
+
+// Device is a registered device with its lease as the caller may see it
+// (device.list): whole in the caller's projects, else only that it is
+// held (Hidden).
+type Device struct {
+	registry.Device
+	Lease *lease.Record `json:"lease,omitempty"`
+}
+
+// Events is a page of a run's events (run.events) and the run's state
+// when the page was asked for.
+type Events struct {
+	Run    queue.Run     `json:"run"`
+	Events []queue.Event `json:"events,omitempty"`
+}
+
+// Hidden is the holder shown for a lease in a project the caller is not
+// a member of.
+const Hidden = "(another project)"
+
+// maxWait bounds how long run.events waits for the next event.
+const maxWait = 10 * time.Second
 
 type reply struct {
 	Result json.RawMessage `json:"result,omitempty"`
@@ -217,18 +245,54 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		may := map[string]bool{}
+		views := s.views(ctx, p)
 		out := make([]queue.Run, 0, len(runs))
 		for _, r := range runs {
-			ok, seen := may[r.Project]
-			if !seen {
-				ok = s.auth.Allow(ctx, p, auth.View, r.Project) == nil
-				may[r.Project] = ok
-			}
-			if ok {
+			if views(r.Project) {
 				r.Script = nil
 				out = append(out, r)
 			}
+		}
+		return out, nil
+	case opEvents:
+		r, err := s.run(ctx, p, req.ID, auth.View)
+		if err != nil {
+			return nil, err
+		}
+		r.Script = nil
+		evs, err := s.q.Events(ctx, r.ID, req.After, 500, min(max(req.Wait, 0), maxWait))
+		return Events{Run: r, Events: evs}, err
+	case opLeases:
+		recs, err := s.leases.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		views := s.views(ctx, p)
+		for i := range recs {
+			recs[i] = shown(recs[i], views)
+		}
+		return recs, nil
+	case opDevices:
+		devs, err := s.reg.Devices(ctx)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := s.leases.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		views := s.views(ctx, p)
+		held := map[string]lease.Record{}
+		for _, r := range recs {
+			held[r.Resource] = shown(r, views)
+		}
+		out := make([]Device, 0, len(devs))
+		for _, d := range devs {
+			dv := Device{Device: d}
+			if r, ok := held[d.ID]; ok {
+				dv.Lease = &r
+			}
+			out = append(out, dv)
 		}
 		return out, nil
 	case opLease:
@@ -251,6 +315,31 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 	default:
 		return nil, fmt.Errorf("api: unknown operation %q (is this apex older than the farm's?)", op)
 	}
+}
+
+// views reports whether p may see a project's runs and leases; it asks
+// the auth store once per project.
+func (s *service) views(ctx context.Context, p auth.Principal) func(project string) bool {
+	may := map[string]bool{}
+	return func(project string) bool {
+		ok, seen := may[project]
+		if !seen {
+			ok = project != "" && s.auth.Allow(ctx, p, auth.View, project) == nil || p.Role == auth.Admin
+			may[project] = ok
+		}
+		return ok
+	}
+}
+
+// shown is the lease rec as someone who views (or not) its project may
+// see it: without its key's hash; outside the viewer's projects only its
+// resource, that it is held, and since when.
+func shown(rec lease.Record, views func(string) bool) lease.Record {
+	rec.KeyHash = ""
+	if views(rec.Project) {
+		return rec
+	}
+	return lease.Record{Resource: rec.Resource, Holder: Hidden, Since: rec.Since}
 }
 
 // run reads run id for p, who must be allowed a on its project.
