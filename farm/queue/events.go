@@ -54,9 +54,14 @@ func (q *Queue) Events(ctx context.Context, id string, after uint64, max int, wa
 		return nil, err
 	}
 	defer it.Stop()
-	// Stop ends a Next still waiting at the wait's end.
-	t := time.AfterFunc(wait, it.Stop)
-	defer t.Stop()
+	if info := c.CachedInfo(); info == nil || info.NumPending == 0 {
+		// None yet: Stop ends a Next still waiting at the wait's end.
+		if wait <= 0 {
+			return nil, nil
+		}
+		t := time.AfterFunc(wait, it.Stop)
+		defer t.Stop()
+	}
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 	var out []Event
