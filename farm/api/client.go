@@ -137,10 +137,13 @@ func (c *Client) Allow(ctx context.Context, a auth.Action, project string) error
 // drive. The lease is kept through the API until Release.
 func (c *Client) Lease(ctx context.Context, id, project, command string) (*lease.Lease, error) {
 	var rep leaseReply
+	// The lease's TTL runs from a moment after this (by this machine's
+	// clock; the control plane's may differ).
+	asked := time.Now()
 	if err := c.call(ctx, opLease, request{ID: id, Project: project, Command: command}, &rep); err != nil {
 		return nil, err
 	}
-	rep.Record.Key = rep.Key
+	rep.Record.Key, rep.Record.Renewed = rep.Key, asked
 	return lease.Hold(rep.Record, rep.TTL, keeper{c}), nil
 }
 

@@ -29,8 +29,10 @@ type Record struct {
 	Run      string `json:"run,omitempty"`
 	// Fence is the revision that created the lease; it stays the same
 	// across renewals, and every command on the resource carries it.
-	Fence   uint64    `json:"fence"`
-	Since   time.Time `json:"since"`
+	Fence uint64    `json:"fence"`
+	Since time.Time `json:"since"`
+	// Renewed is when the last write of the lease was sent (by the
+	// writer's clock): its TTL runs from a moment after it.
 	Renewed time.Time `json:"renewed"`
 	// Project is the project the resource is held for: its members see
 	// who holds it (the farm API hides the holder from everyone else).
@@ -132,8 +134,10 @@ func (l *Leaser) Take(ctx context.Context, want Record) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("lease: acquire %s: %w", resource, err)
 	}
-	// Store the fence in the record, so others can check commands against it.
-	rec.Fence = rev
+	// Store the fence in the record, so others can check commands against
+	// it. This write restarts the TTL: the holder's clock starts here, not
+	// after the audit log below (slow on a busy cluster).
+	rec.Fence, rec.Renewed = rev, time.Now()
 	data, _ = json.Marshal(rec)
 	if _, err := l.kv.Update(ctx, k, data, rev); err != nil {
 		l.kv.Delete(context.WithoutCancel(ctx), k, jetstream.LastRevision(rev))
@@ -300,11 +304,13 @@ type Lease struct {
 	once    sync.Once
 }
 
-// Hold keeps the lease rec (taken with Take) through k, renewing it every
-// third of ttl until Release; when renewals fail for two thirds of ttl,
-// the Lease ends with ErrLost.
+// Hold keeps the lease rec (taken with Take) through k, renewing it a
+// third of ttl after its last write (rec.Renewed, by this machine's clock:
+// a client sets it to when it asked for the lease) and every third of ttl
+// after; when renewals fail for two thirds of ttl, the Lease ends with
+// ErrLost.
 func Hold(rec Record, ttl time.Duration, k Keeper) *Lease {
-	s := &Lease{k: k, ttl: ttl, rec: rec, done: make(chan struct{}), stop: make(chan struct{}), renewed: time.Now()}
+	s := &Lease{k: k, ttl: ttl, rec: rec, done: make(chan struct{}), stop: make(chan struct{}), renewed: rec.Renewed}
 	go s.keep()
 	return s
 }
@@ -326,11 +332,18 @@ func (s *Lease) Err() error {
 }
 
 // keep renews the lease until Release, and ends it when renewal fails
-// for longer than is safe.
+// for longer than is safe. Each renewal is due a third of the TTL after
+// the last one was sent — not a tick of a clock started later — so time
+// spent taking the lease or in a slow renewal counts against the TTL as
+// it does on the server.
 func (s *Lease) keep() {
-	t := time.NewTicker(s.ttl / 3)
+	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
+		s.mu.Lock()
+		last := s.renewed
+		s.mu.Unlock()
+		t.Reset(time.Until(last.Add(s.ttl / 3)))
 		select {
 		case <-s.stop:
 			return
@@ -338,9 +351,7 @@ func (s *Lease) keep() {
 		}
 		// Keep trying until the lease is two thirds through its TTL; past
 		// that, stop before it can expire under a holder still driving.
-		s.mu.Lock()
-		deadline := s.renewed.Add(2 * s.ttl / 3)
-		s.mu.Unlock()
+		deadline := last.Add(2 * s.ttl / 3)
 		for {
 			start := time.Now()
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
