@@ -77,7 +77,8 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		msg.Ack() // canceled while queued, or already claimed
 		return
 	}
-	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) || r.Pin != "" && r.Pin != s.reg.ID {
+	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) || r.Pin != "" && r.Pin != s.reg.ID ||
+		len(a.o.Projects) > 0 && !slices.Contains(a.o.Projects, r.Project) {
 		msg.NakWithDelay(retryDelay)
 		return
 	}

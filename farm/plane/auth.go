@@ -101,7 +101,8 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 		a.conns[hash] = map[uint64]struct{}{}
 	}
 	a.conns[hash][c.GetID()] = struct{}{}
-	if !p.Host && p.Role < auth.Admin {
+	if !p.Host && p.Role < auth.Admin || p.Host && len(p.Projects) > 0 {
+		// Their permissions name projects: made afresh when those change.
 		a.users[c.GetID()] = struct{}{}
 	}
 	c.RegisterUser(&server.User{Username: name, Permissions: permissions(p, a.projects, farm.InboxPrefix(o.Password))})
@@ -185,7 +186,8 @@ func (a *authenticator) update(e jetstream.KeyValueEntry, initial bool) {
 // membership. They subscribe to their own inbox only (inbox, from
 // farm.InboxPrefix), so they see no one else's answers nor the subjects
 // the farm's state flows on. Hosts write what hosts write (registry,
-// leases, runs' states, records) but queue nothing. Only an admin changes
+// leases, runs' states, records — a host whose join token names projects
+// only those projects' records) but queue nothing. Only an admin changes
 // users, projects, tokens, limits and retention, or reshapes the farm's
 // streams.
 func permissions(p auth.Principal, projects map[string][]string, inbox string) *server.Permissions {
@@ -201,8 +203,14 @@ func permissions(p auth.Principal, projects map[string][]string, inbox string) *
 	// their hosts only.
 	subDeny := []string{api.Prefix + ">"}
 	if p.Host {
-		// Hosts run what users queued; they queue nothing.
+		// Hosts run what users queued; they queue nothing. A host of some
+		// projects writes no other project's records.
 		deny = append(deny, "runs.>", api.Prefix+">")
+		for name := range projects {
+			if len(p.Projects) > 0 && !slices.Contains(p.Projects, name) {
+				deny = append(deny, "$O."+records.Bucket(name)+".>")
+			}
+		}
 		return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}, Subscribe: &server.SubjectPermission{Deny: subDeny}}
 	}
 	// Users do not read the projects nor the token hashes, nor runs,
