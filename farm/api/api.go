@@ -269,7 +269,7 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		}
 		views := s.views(ctx, p)
 		for i := range recs {
-			recs[i] = shown(recs[i], views)
+			recs[i] = Shown(recs[i], views)
 		}
 		return recs, nil
 	case opDevices:
@@ -284,7 +284,7 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		views := s.views(ctx, p)
 		held := map[string]lease.Record{}
 		for _, r := range recs {
-			held[r.Resource] = shown(r, views)
+			held[r.Resource] = Shown(r, views)
 		}
 		out := make([]Device, 0, len(devs))
 		for _, d := range devs {
@@ -317,24 +317,28 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 	}
 }
 
-// views reports whether p may see a project's runs and leases; it asks
-// the auth store once per project.
 func (s *service) views(ctx context.Context, p auth.Principal) func(project string) bool {
+	return Views(ctx, s.auth, p)
+}
+
+// Views reports whether p may see a project's runs, run events and who
+// holds its leases (auth.View); it asks st once per project.
+func Views(ctx context.Context, st *auth.Store, p auth.Principal) func(project string) bool {
 	may := map[string]bool{}
 	return func(project string) bool {
 		ok, seen := may[project]
 		if !seen {
-			ok = project != "" && s.auth.Allow(ctx, p, auth.View, project) == nil || p.Role == auth.Admin
+			ok = p.Role == auth.Admin || project != "" && st.Allow(ctx, p, auth.View, project) == nil
 			may[project] = ok
 		}
 		return ok
 	}
 }
 
-// shown is the lease rec as someone who views (or not) its project may
-// see it: without its key's hash; outside the viewer's projects only its
-// resource, that it is held, and since when.
-func shown(rec lease.Record, views func(string) bool) lease.Record {
+// Shown is the lease rec as someone who views (or not, see Views) its
+// project may see it: without its key's hash; outside the viewer's
+// projects only its resource, that it is held (Hidden), and since when.
+func Shown(rec lease.Record, views func(string) bool) lease.Record {
 	rec.KeyHash = ""
 	if views(rec.Project) {
 		return rec

@@ -297,10 +297,13 @@ func (c *Console) devices(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
+	// Who holds a device shows in the user's projects only.
+	views := api.Views(r.Context(), c.auth, principal(r))
 	out := make([]deviceView, 0, len(devs))
 	for _, d := range devs {
 		v := deviceView{Device: d}
 		if rec, ok, err := c.leases.Current(r.Context(), d.ID); err == nil && ok {
+			rec = api.Shown(rec, views)
 			v.Holder, v.Run = rec.Holder, rec.Run
 		}
 		c.mu.Lock()
@@ -319,16 +322,11 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Newest first, at most 200, of the projects the user may see.
-	may := map[string]bool{}
+	views := api.Views(r.Context(), c.auth, principal(r))
 	out := make([]queue.Run, 0, min(len(runs), 200))
 	for i := len(runs) - 1; i >= 0 && len(out) < 200; i-- {
 		run := runs[i]
-		ok, seen := may[run.Project]
-		if !seen {
-			ok = c.member(r, run.Project)
-			may[run.Project] = ok
-		}
-		if ok {
+		if views(run.Project) {
 			run.Script = nil
 			out = append(out, run)
 		}
@@ -341,6 +339,10 @@ func (c *Console) leaseList(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
+	}
+	views := api.Views(r.Context(), c.auth, principal(r))
+	for i := range recs {
+		recs[i] = api.Shown(recs[i], views)
 	}
 	writeJSON(w, recs)
 }

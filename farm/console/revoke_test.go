@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // TestRevokedTokenEndsConsoleSessions: once alice's token is revoked, the
@@ -23,7 +24,7 @@ import (
 // the console held for her is released at once (not when it lapses), with
 // the reason in the audit log.
 func TestRevokedTokenEndsConsoleSessions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
