@@ -245,7 +245,7 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		views := s.views(ctx, p)
+		views := Views(ctx, s.auth, p)
 		out := make([]queue.Run, 0, len(runs))
 		for _, r := range runs {
 			if views(r.Project) {
@@ -267,7 +267,7 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		views := s.views(ctx, p)
+		views := Views(ctx, s.auth, p)
 		for i := range recs {
 			recs[i] = Shown(recs[i], views)
 		}
@@ -281,7 +281,7 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		views := s.views(ctx, p)
+		views := Views(ctx, s.auth, p)
 		held := map[string]lease.Record{}
 		for _, r := range recs {
 			held[r.Resource] = Shown(r, views)
@@ -315,10 +315,6 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 	default:
 		return nil, fmt.Errorf("api: unknown operation %q (is this apex older than the farm's?)", op)
 	}
-}
-
-func (s *service) views(ctx context.Context, p auth.Principal) func(project string) bool {
-	return Views(ctx, s.auth, p)
 }
 
 // Views reports whether p may see a project's runs, run events and who
