@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apexagent/apex/agent"
@@ -18,6 +19,7 @@ import (
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/artifact"
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/console"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
@@ -292,7 +294,20 @@ func farmHost(ctx context.Context, env *Env, o *farmHostOptions) error {
 	if o.SimMax > 0 && o.SimMax < o.Sim {
 		return fmt.Errorf("--sim-max %d is under --sim %d: give at least as many", o.SimMax, o.Sim)
 	}
-	ho := host.Options{ID: o.ID, Labels: labels, Sim: o.Sim, SimMax: o.SimMax, SimIdle: o.SimIdle, RunsDir: o.RunsDir, Log: env.Log,
+	// A join token may name the projects whose runs its host takes.
+	var projects []string
+	if strings.HasPrefix(o.Join.Token, "apexj_") {
+		st, err := auth.Open(ctx, js)
+		if err != nil {
+			return err
+		}
+		p, err := st.Verify(ctx, o.Join.Token)
+		if err != nil {
+			return fmt.Errorf("--token: %w (make a join token with apex farm join-token)", err)
+		}
+		projects = p.Projects
+	}
+	ho := host.Options{ID: o.ID, Labels: labels, Projects: projects, Sim: o.Sim, SimMax: o.SimMax, SimIdle: o.SimIdle, RunsDir: o.RunsDir, Log: env.Log,
 		AppCache: o.AppCache, AppCacheBytes: o.AppCacheBytes,
 		Load: func(data []byte, name string) (*script.Script, error) {
 			return script.Load(data, name, &script.Options{Action: knownAction})

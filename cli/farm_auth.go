@@ -168,14 +168,17 @@ tickets and open streams. Each revocation is in the audit log.`
 
 func newCmdFarmJoinToken(env *Env) *cobra.Command {
 	var ff farmFlags
-	return adminCmd("join-token", "Make a token hosts join the farm with (apex farm host --token)", cobra.NoArgs, &ff,
+	var projects []string
+	cmd := adminCmd("join-token", "Make a token hosts join the farm with (apex farm host --token)", cobra.NoArgs, &ff,
 		func(ctx context.Context, st *auth.Store, _ []string) error {
-			t, err := st.CreateJoinToken(ctx, farmActor())
+			t, err := st.CreateJoinToken(ctx, farmActor(), projects...)
 			if err != nil {
 				return err
 			}
 			return printToken(env, t, "join token for hosts (shown once; the farm keeps only its hash)")
 		})
+	cmd.Flags().StringArrayVar(&projects, "project", nil, "its hosts take only this project's runs and write only its records (repeatable; none: every project)")
+	return cmd
 }
 
 func printToken(env *Env, token, what string) error {

@@ -45,7 +45,7 @@ func (h *farmDevices) Open(ctx context.Context, id string) (device.Driver, error
 	if err != nil {
 		return nil, err
 	}
-	return &leasedDriver{Driver: remote.NewDriver(h.c.nc, id, l.Fence()), lease: l}, nil
+	return &leasedDriver{Driver: remote.NewDriver(h.c.nc, id, l.Record()), lease: l}, nil
 }
 
 // leasedDriver is a farm device's remote driver that releases its lease

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
 )
@@ -80,7 +81,7 @@ func TestMCPFarm(t *testing.T) {
 	if err != nil || !held || !strings.Contains(rec.Holder, "(mcp)") {
 		t.Fatalf("the farm lease after device_open: %+v held=%v %v; want held by apex mcp", rec, held, err)
 	}
-	if _, err := leases.Acquire(ctx, "h1/sim-1", "someone else", ""); err == nil {
+	if _, err := leases.Acquire(ctx, lease.Record{Resource: "h1/sim-1", Holder: "someone else"}); err == nil {
 		t.Error("someone else leased the phone MCP holds")
 	}
 	if obs := call("observe", map[string]any{"device": id}); !strings.Contains(obs, "Settings") {

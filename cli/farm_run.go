@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
@@ -181,24 +182,45 @@ func pinDevice(ctx context.Context, c *farmClient, query string) (*registry.Devi
 	return nil, fmt.Errorf("--device %s: %d farm devices match (%s): give more of the ID", query, len(match), strings.Join(ids, ", "))
 }
 
+// followWait is how long one ask for a run's next events waits.
+const followWait = 5 * time.Second
+
 // followRun prints run r's events until it ends, following its retries.
+// It asks the farm API for the events after the last one it printed (the
+// API checks that the caller may see the run's project).
 func followRun(ctx context.Context, env *Env, c *farmClient, r queue.Run) (queue.Run, error) {
-	q := c.q
 	for {
-		err := q.Follow(ctx, r.ID, func(e queue.Event) bool {
-			if !env.JSON {
-				printEvent(env, r, e)
+		var after uint64
+		// An end event is written just after the final state; a lost run
+		// has none: a run final one ask ago with no end since has ended.
+		for wasFinal, ended := false, false; !ended; {
+			var page api.Events
+			rctx, cancel := context.WithTimeout(ctx, farmWait)
+			err := farm.Retry(rctx, func(ctx context.Context) (err error) {
+				page, err = c.api.Events(ctx, r.ID, after, followWait)
+				if errors.Is(err, auth.ErrForbidden) || errors.Is(err, auth.ErrBadToken) || errors.Is(err, queue.ErrNoRun) {
+					return farm.Permanent(err)
+				}
+				return err
+			})
+			cancel()
+			if err != nil {
+				return r, err
 			}
-			return e.Kind != "end"
-		})
-		if err != nil {
-			return r, err
+			for _, e := range page.Events {
+				if !env.JSON {
+					printEvent(env, r, e)
+				}
+				after, ended = e.Seq, ended || e.Kind == "end"
+			}
+			r, ended = page.Run, ended || wasFinal
+			wasFinal = queue.Final(r.State)
 		}
-		// An end event is written after the final state; a lost run has
-		// none, so the state is watched as well.
-		err = q.Watch(ctx, r.ID, func(cur queue.Run) bool { r = cur; return !queue.Final(cur.State) })
-		if err != nil {
-			return r, err
+		var err error
+		if !queue.Final(r.State) { // read before its end event came
+			if r, err = c.api.Run(ctx, r.ID); err != nil {
+				return r, err
+			}
 		}
 		if r.State != queue.Lost || r.RetriedBy == "" {
 			return r, nil
@@ -249,15 +271,17 @@ func newCmdFarmDevices(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "devices",
 		Short: "List the farm's devices with their labels, health and holder",
-		Args:  cobra.NoArgs,
+		Long: `List the farm's devices with their labels, health and holder. Who holds a
+device is shown for leases in your projects; a device held for another
+project shows "` + api.Hidden + `".`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := ff.dial(cmd.Context(), "apex farm devices")
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			ctx := cmd.Context()
-			devs, err := c.reg.Devices(ctx)
+			devs, err := c.api.Devices(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -268,7 +292,7 @@ func newCmdFarmDevices(env *Env) *cobra.Command {
 			fmt.Fprintln(tw, "DEVICE\tSTATE\tHELD BY\tLABELS")
 			for _, d := range devs {
 				holder := "-"
-				if rec, ok, _ := c.leases.Current(ctx, d.ID); ok {
+				if rec := d.Lease; rec != nil {
 					holder = rec.Holder
 					if rec.Run != "" {
 						holder += " (" + rec.Run + ")"
@@ -297,14 +321,17 @@ func newCmdFarmLeases(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "leases",
 		Short: "List the farm's leases: what is held, by whom, since when, with which fence",
-		Args:  cobra.NoArgs,
+		Long: `List the farm's leases: what is held, by whom, since when, with which fence.
+A lease in a project you are not a member of shows only that its resource
+is held ("` + api.Hidden + `").`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := ff.dial(cmd.Context(), "apex farm leases")
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			recs, err := c.leases.List(cmd.Context())
+			recs, err := c.api.Leases(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -312,9 +339,9 @@ func newCmdFarmLeases(env *Env) *cobra.Command {
 				return env.PrintJSON(recs)
 			}
 			tw := tabwriter.NewWriter(env.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RESOURCE\tHOLDER\tRUN\tFENCE\tSINCE")
+			fmt.Fprintln(tw, "RESOURCE\tHOLDER\tPROJECT\tRUN\tFENCE\tSINCE")
 			for _, r := range recs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.Resource, r.Holder, r.Run, r.Fence, r.Since.Format(time.RFC3339))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Resource, r.Holder, r.Project, r.Run, r.Fence, r.Since.Format(time.RFC3339))
 			}
 			return tw.Flush()
 		},

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
@@ -196,7 +198,9 @@ func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
 
 // TestFarmProjectMembership: with a tester's token of project A, apex farm
 // run, cancel and report and apex run --farm work in A and are refused in
-// project B, each saying which project and what role it needs.
+// project B, each saying which project and what role it needs; apex farm
+// runs lists A's runs only, and apex farm devices and leases name who
+// holds A's phone but not B's.
 func TestFarmProjectMembership(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -260,6 +264,27 @@ func TestFarmProjectMembership(t *testing.T) {
 	out, _, err := run(t, append([]string{"farm", "runs"}, farmArgs...)...)
 	if err != nil || !strings.Contains(out, ids["A"]) || strings.Contains(out, ids["B"]) {
 		t.Errorf("apex farm runs lists A's runs only: %v\n%s", err, out)
+	}
+	ls, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, proj := range []string{"A", "B"} {
+		if _, err := ls.Take(ctx, lease.Record{Resource: "h" + proj + "/sim-1", Holder: "holder-of-" + proj, Project: proj}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range []string{"devices", "leases"} {
+		for _, json := range []bool{false, true} {
+			args := append([]string{"farm", cmd}, farmArgs...)
+			if json {
+				args = append(args, "--json")
+			}
+			out, errOut, err := run(t, args...)
+			if err != nil || !strings.Contains(out, "holder-of-A") || strings.Contains(out, "holder-of-B") || !strings.Contains(out, api.Hidden) {
+				t.Errorf("apex %s: %v, want A's holder named and B's hidden\n%s%s", strings.Join(args[:2], " "), err, out, errOut)
+			}
+		}
 	}
 	for _, args := range [][]string{{"farm", "limit", "A", "1"}, {"farm", "retention", "A", "--max-count", "1"}} {
 		if _, _, err := run(t, append(args, farmArgs...)...); err == nil || !strings.Contains(err.Error(), "needs an admin token") {

@@ -5,8 +5,10 @@ package farm
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base32"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,6 +173,14 @@ type ConnectOptions struct {
 	CA string
 }
 
+// InboxPrefix is where the answers to a connection with token arrive: a
+// user's connection may subscribe to its own inbox only (see the plane's
+// permissions), so it sees no one else's answers nor the farm's messages.
+func InboxPrefix(token string) string {
+	sum := sha256.Sum256([]byte("apex-farm-inbox:" + token))
+	return "_INBOX_" + hex.EncodeToString(sum[:12])
+}
+
 // Connect dials the control plane; it keeps reconnecting (to any member of
 // a cluster) until closed.
 func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
@@ -182,7 +192,7 @@ func Connect(o ConnectOptions) (*nats.Conn, jetstream.JetStream, error) {
 	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
 		nats.Timeout(10 * time.Second)}
 	if o.Token != "" {
-		opts = append(opts, nats.UserInfo(User, o.Token))
+		opts = append(opts, nats.UserInfo(User, o.Token), nats.CustomInboxPrefix(InboxPrefix(o.Token)))
 	}
 	if o.Creds != "" {
 		opts = append(opts, nats.UserCredentials(o.Creds))

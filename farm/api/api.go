@@ -1,9 +1,9 @@
 // Package api is the farm's API on NATS, served by every control-plane
 // member: the requests that act on a project — queue and cancel runs,
-// lease devices, read runs — carry the caller's token and pass
-// auth.Store.Allow before they are done with the plane's own rights.
-// Users' NATS connections may not do these things directly (the plane's
-// permissions deny it), so this is the one door to them.
+// lease devices, read runs, their events and leases — carry the caller's
+// token and pass auth.Store.Allow before they are done with the plane's
+// own rights. Users' NATS connections may not do these things directly
+// (the plane's permissions deny it), so this is the one door to them.
 package api
 
 import (
@@ -44,6 +44,9 @@ const (
 	opRenew    = "lease.renew"
 	opRelease  = "lease.release"
 	opAllow    = "allow"
+	opEvents   = "run.events"
+	opLeases   = "lease.list"
+	opDevices  = "device.list"
 	queueGroup = "farm-api"
 )
 
@@ -60,7 +63,32 @@ type request struct {
 	Lost    string       `json:"lost,omitempty"`
 	Action  auth.Action  `json:"action,omitempty"`
 	Project string       `json:"project,omitempty"`
+	// After and Wait page through a run's events (run.events).
+	After uint64        `json:"after,omitempty"`
+	Wait  time.Duration `json:"wait,omitempty"`
 }
+
+// Device is a registered device with its lease as the caller may see it
+// (device.list): whole in the caller's projects, else only that it is
+// held (Hidden).
+type Device struct {
+	registry.Device
+	Lease *lease.Record `json:"lease,omitempty"`
+}
+
+// Events is a page of a run's events (run.events) and the run's state
+// when the page was asked for.
+type Events struct {
+	Run    queue.Run     `json:"run"`
+	Events []queue.Event `json:"events,omitempty"`
+}
+
+// Hidden is the holder shown for a lease in a project the caller is not
+// a member of.
+const Hidden = "(another project)"
+
+// maxWait bounds how long run.events waits for the next event.
+const maxWait = 10 * time.Second
 
 type reply struct {
 	Result json.RawMessage `json:"result,omitempty"`
@@ -74,6 +102,9 @@ type reply struct {
 type leaseReply struct {
 	Record lease.Record  `json:"record"`
 	TTL    time.Duration `json:"ttl"`
+	// Key is the lease's key (Record.Key is never marshaled): the caller
+	// sends it with every call to the device.
+	Key string `json:"key"`
 }
 
 var errKinds = map[string]error{
@@ -214,18 +245,54 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		may := map[string]bool{}
+		views := Views(ctx, s.auth, p)
 		out := make([]queue.Run, 0, len(runs))
 		for _, r := range runs {
-			ok, seen := may[r.Project]
-			if !seen {
-				ok = s.auth.Allow(ctx, p, auth.View, r.Project) == nil
-				may[r.Project] = ok
-			}
-			if ok {
+			if views(r.Project) {
 				r.Script = nil
 				out = append(out, r)
 			}
+		}
+		return out, nil
+	case opEvents:
+		r, err := s.run(ctx, p, req.ID, auth.View)
+		if err != nil {
+			return nil, err
+		}
+		r.Script = nil
+		evs, err := s.q.Events(ctx, r.ID, req.After, 500, min(max(req.Wait, 0), maxWait))
+		return Events{Run: r, Events: evs}, err
+	case opLeases:
+		recs, err := s.leases.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		views := Views(ctx, s.auth, p)
+		for i := range recs {
+			recs[i] = Shown(recs[i], views)
+		}
+		return recs, nil
+	case opDevices:
+		devs, err := s.reg.Devices(ctx)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := s.leases.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		views := Views(ctx, s.auth, p)
+		held := map[string]lease.Record{}
+		for _, r := range recs {
+			held[r.Resource] = Shown(r, views)
+		}
+		out := make([]Device, 0, len(devs))
+		for _, d := range devs {
+			dv := Device{Device: d}
+			if r, ok := held[d.ID]; ok {
+				dv.Lease = &r
+			}
+			out = append(out, dv)
 		}
 		return out, nil
 	case opLease:
@@ -248,6 +315,31 @@ func (s *service) do(ctx context.Context, m *nats.Msg) (any, error) {
 	default:
 		return nil, fmt.Errorf("api: unknown operation %q (is this apex older than the farm's?)", op)
 	}
+}
+
+// Views reports whether p may see a project's runs, run events and who
+// holds its leases (auth.View); it asks st once per project.
+func Views(ctx context.Context, st *auth.Store, p auth.Principal) func(project string) bool {
+	may := map[string]bool{}
+	return func(project string) bool {
+		ok, seen := may[project]
+		if !seen {
+			ok = p.Role == auth.Admin || project != "" && st.Allow(ctx, p, auth.View, project) == nil
+			may[project] = ok
+		}
+		return ok
+	}
+}
+
+// Shown is the lease rec as someone who views (or not, see Views) its
+// project may see it: without its key's hash; outside the viewer's
+// projects only its resource, that it is held (Hidden), and since when.
+func Shown(rec lease.Record, views func(string) bool) lease.Record {
+	rec.KeyHash = ""
+	if views(rec.Project) {
+		return rec
+	}
+	return lease.Record{Resource: rec.Resource, Holder: Hidden, Since: rec.Since}
 }
 
 // run reads run id for p, who must be allowed a on its project.
@@ -276,11 +368,11 @@ func (s *service) take(ctx context.Context, p auth.Principal, req request) (leas
 	if err := s.auth.Allow(ctx, p, auth.Drive, project); err != nil {
 		return leaseReply{}, fmt.Errorf("lease %s: %w", dev.ID, err)
 	}
-	rec, err := s.leases.Take(ctx, dev.ID, p.User+" ("+cmp.Or(req.Command, "apex")+")", "")
+	rec, err := s.leases.Take(ctx, lease.Record{Resource: dev.ID, Holder: p.User + " (" + cmp.Or(req.Command, "apex") + ")", Project: project})
 	if err != nil {
 		return leaseReply{}, err
 	}
-	return leaseReply{Record: rec, TTL: s.leases.TTL()}, nil
+	return leaseReply{Record: rec, TTL: s.leases.TTL(), Key: rec.Key}, nil
 }
 
 // LeaseProject is the project dev is leased for when asked for project

@@ -16,11 +16,45 @@ import (
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
+
+// twoProjects starts a farm with projects A and B, a tester alice of A
+// (her token), a device of each project (h1/A, h1/B, labelled with it)
+// and a run of each, queued by the admin.
+func twoProjects(ctx context.Context, t *testing.T) (*plane.Plane, jetstream.JetStream, string, map[string]queue.Run) {
+	t.Helper()
+	p := farmtest.StartToken(ctx, t, "the-farm-admin-token", 0)
+	_, adminJS := p.Conn()
+	token := farmtest.Users(ctx, t, p, []string{"A", "B"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"A"}})["alice"]
+	reg, err := registry.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]queue.Run{}
+	for _, proj := range []string{"A", "B"} {
+		d := registry.Device{ID: "h1/" + proj, Host: "h1", Serial: proj, Platform: "android",
+			Labels: map[string]string{"project": proj}, Health: registry.Health{State: "device"}}
+		if err := reg.PutDevice(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		r, err := q.Submit(ctx, queue.Run{Project: proj, Name: proj + ".yaml", Script: []byte("tasks: []"), Pin: "nowhere/" + proj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[proj] = r
+	}
+	return p, adminJS, token, runs
+}
 
 // TestMembershipOnEveryRequest: a tester of project A queues, cancels,
 // leases and reads in A, and is refused each in project B — through the
@@ -30,36 +64,13 @@ import (
 func TestMembershipOnEveryRequest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p := farmtest.StartToken(ctx, t, "the-farm-admin-token", 0)
-	_, adminJS := p.Conn()
-	token := farmtest.Users(ctx, t, p, []string{"A", "B"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"A"}})["alice"]
-	reg, err := registry.Open(ctx, adminJS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, proj := range []string{"A", "B"} {
-		d := registry.Device{ID: "h1/" + proj, Host: "h1", Serial: proj, Platform: "android",
-			Labels: map[string]string{"project": proj}, Health: registry.Health{State: "device"}}
-		if err := reg.PutDevice(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// A run of each project, queued by the admin, with a record.
-	q, err := queue.Open(ctx, adminJS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, adminJS, token, runs := twoProjects(ctx, t)
+	// Each run has a record.
 	rs, err := records.Open(ctx, adminJS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := map[string]queue.Run{}
-	for _, proj := range []string{"A", "B"} {
-		r, err := q.Submit(ctx, queue.Run{Project: proj, Name: proj + ".yaml", Script: []byte("tasks: []"), Pin: "nowhere/" + proj})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs[proj] = r
+	for proj, r := range runs {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "report.html"), []byte("<html>"+proj), 0o644)
 		if _, err := rs.Upload(ctx, r, dir); err != nil {
@@ -149,7 +160,7 @@ func TestMembershipOnEveryRequest(t *testing.T) {
 		{"lease", func(ctx context.Context) error {
 			ls, err := lease.New(ctx, js)
 			if err == nil {
-				_, err = ls.Take(ctx, "h1/B", "alice", "")
+				_, err = ls.Take(ctx, lease.Record{Resource: "h1/B", Holder: "alice"})
 			}
 			return err
 		}},
@@ -240,5 +251,154 @@ func TestRevokedTokenStopsAtOnce(t *testing.T) {
 	}
 	if !slices.ContainsFunc(events, func(e audit.Event) bool { return e.Kind == audit.AdminTokenRevoked && e.Resource == "user/alice" }) {
 		t.Error("no revocation of alice's token in the audit log")
+	}
+}
+
+// TestReadsFollowMembership: a tester of project A reads A's runs, their
+// events and who holds A's leases through the farm API, and of project B
+// only that its devices are held; on NATS directly the server refuses
+// her connection every read of runs, run events, leases and the audit
+// log, and every subscription but to her own inbox.
+func TestReadsFollowMembership(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, adminJS, token, runs := twoProjects(ctx, t)
+	q, err := queue.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := lease.New(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for proj, r := range runs {
+		if err := q.Publish(ctx, r.ID, queue.Event{Kind: "step", Step: 1, Steps: 1, Name: "secret step of " + proj}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ls.Take(ctx, lease.Record{Resource: "h1/" + proj, Holder: "host-" + proj, Run: r.ID, Project: proj}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	nc, _, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := api.NewClient(nc, token, "")
+	t.Run("events", func(t *testing.T) {
+		page, err := c.Events(ctx, runs["A"].ID, 0, 0)
+		if err != nil || len(page.Events) != 1 || page.Events[0].Name != "secret step of A" || page.Run.ID != runs["A"].ID {
+			t.Errorf("A's events: %+v, %v", page, err)
+		}
+		// Asked after the last one, none come within the wait.
+		if page, err := c.Events(ctx, runs["A"].ID, page.Events[0].Seq, 100*time.Millisecond); err != nil || len(page.Events) != 0 {
+			t.Errorf("A's events after the last: %+v, %v", page.Events, err)
+		}
+		if _, err := c.Events(ctx, runs["B"].ID, 0, 0); !errors.Is(err, auth.ErrForbidden) {
+			t.Errorf("B's events: %v, want ErrForbidden", err)
+		}
+	})
+	check := func(t *testing.T, rec lease.Record) {
+		t.Helper()
+		if rec.KeyHash != "" {
+			t.Errorf("lease of %s shows its key's hash", rec.Resource)
+		}
+		switch rec.Resource {
+		case "h1/A":
+			if rec.Holder != "host-A" || rec.Run != runs["A"].ID {
+				t.Errorf("A's lease: %+v, want its holder and run", rec)
+			}
+		case "h1/B":
+			if rec.Holder != api.Hidden || rec.Run != "" || rec.Fence != 0 || rec.Project != "" {
+				t.Errorf("B's lease: %+v, want only that it is held", rec)
+			}
+		}
+	}
+	t.Run("leases", func(t *testing.T) {
+		recs, err := c.Leases(ctx)
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("leases: %+v, %v", recs, err)
+		}
+		for _, r := range recs {
+			check(t, r)
+		}
+	})
+	t.Run("devices", func(t *testing.T) {
+		devs, err := c.Devices(ctx)
+		if err != nil || len(devs) != 2 {
+			t.Fatalf("devices: %+v, %v", devs, err)
+		}
+		for _, d := range devs {
+			if d.Lease == nil {
+				t.Errorf("device %s shows no lease", d.ID)
+				continue
+			}
+			check(t, *d.Lease)
+		}
+	})
+
+	// A raw connection with her token: the server refuses each read.
+	refusals := make(chan error, 100)
+	raw, err := nats.Connect(p.ClientURL(), nats.UserInfo(farm.User, token), nats.CustomInboxPrefix(farm.InboxPrefix(token)),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refusals <- err }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	refused := func(t *testing.T, subject string) {
+		t.Helper()
+		for {
+			select {
+			case err := <-refusals:
+				if errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), subject) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("the server did not refuse %s", subject)
+			}
+		}
+	}
+	direct := []struct {
+		name, subject string
+		do            func() error
+	}{
+		{"get B's run", "$JS.API.DIRECT.GET.KV_" + farm.BucketRuns, func() error {
+			_, err := raw.Request("$JS.API.DIRECT.GET.KV_"+farm.BucketRuns+".$KV."+farm.BucketRuns+"."+runs["B"].ID, nil, 2*time.Second)
+			return err
+		}},
+		{"get B's lease", "$JS.API.DIRECT.GET.KV_" + farm.BucketLeases, func() error {
+			_, err := raw.Request("$JS.API.DIRECT.GET.KV_"+farm.BucketLeases+".$KV."+farm.BucketLeases+"."+farm.Key("h1/B"), nil, 2*time.Second)
+			return err
+		}},
+		{"watch the runs", "$JS.API.CONSUMER.CREATE.KV_" + farm.BucketRuns, func() error {
+			_, err := raw.Request("$JS.API.CONSUMER.CREATE.KV_"+farm.BucketRuns, []byte(`{"stream_name":"KV_`+farm.BucketRuns+`","config":{}}`), 2*time.Second)
+			return err
+		}},
+		{"follow B's events", "$JS.API.CONSUMER.CREATE." + farm.StreamEvents, func() error {
+			_, err := raw.Request("$JS.API.CONSUMER.CREATE."+farm.StreamEvents+".x.events."+runs["B"].ID+".>", []byte(`{}`), 2*time.Second)
+			return err
+		}},
+		{"read the audit log", "$JS.API.STREAM.MSG.GET." + farm.StreamAudit, func() error {
+			_, err := raw.Request("$JS.API.STREAM.MSG.GET."+farm.StreamAudit, []byte(`{"seq":1}`), 2*time.Second)
+			return err
+		}},
+		{"subscribe to run events", "events.>", func() error { _, err := raw.SubscribeSync("events.>"); return err }},
+		{"subscribe to lease changes", "$KV." + farm.BucketLeases + ".>", func() error {
+			_, err := raw.SubscribeSync("$KV." + farm.BucketLeases + ".>")
+			return err
+		}},
+		{"subscribe to others' answers", "_INBOX.>", func() error { _, err := raw.SubscribeSync("_INBOX.>"); return err }},
+		{"subscribe to everything", "Subscription to \">\"", func() error { _, err := raw.SubscribeSync(">"); return err }},
+	}
+	for _, d := range direct {
+		t.Run("direct "+d.name, func(t *testing.T) {
+			d.do()
+			refused(t, d.subject)
+		})
+	}
+	// Her own inbox works: the farm API answers there.
+	if _, err := api.NewClient(raw, token, "").Run(ctx, runs["A"].ID); err != nil {
+		t.Errorf("an API request on the raw connection: %v", err)
 	}
 }

@@ -101,6 +101,32 @@ func (c *Client) Runs(ctx context.Context) ([]queue.Run, error) {
 	return out, err
 }
 
+// Events returns run id's events after stream sequence after (0: from the
+// start), waiting up to wait (at most 10s) for the first when there are
+// none yet, with the run as it was when asked. Follow a run by asking
+// again with the last event's Seq.
+func (c *Client) Events(ctx context.Context, id string, after uint64, wait time.Duration) (Events, error) {
+	var out Events
+	err := c.call(ctx, opEvents, request{ID: id, After: after, Wait: wait}, &out)
+	return out, err
+}
+
+// Leases lists the leases held now; one in a project the caller is not a
+// member of shows only its resource and Hidden as its holder.
+func (c *Client) Leases(ctx context.Context) ([]lease.Record, error) {
+	var out []lease.Record
+	err := c.call(ctx, opLeases, request{}, &out)
+	return out, err
+}
+
+// Devices lists the registered devices with their leases, shown as
+// Leases shows them.
+func (c *Client) Devices(ctx context.Context) ([]Device, error) {
+	var out []Device
+	err := c.call(ctx, opDevices, request{}, &out)
+	return out, err
+}
+
 // Allow fails unless the caller may do a on project (auth.Store.Allow).
 func (c *Client) Allow(ctx context.Context, a auth.Action, project string) error {
 	return c.call(ctx, opAllow, request{Action: a, Project: project}, nil)
@@ -111,9 +137,13 @@ func (c *Client) Allow(ctx context.Context, a auth.Action, project string) error
 // drive. The lease is kept through the API until Release.
 func (c *Client) Lease(ctx context.Context, id, project, command string) (*lease.Lease, error) {
 	var rep leaseReply
+	// The lease's TTL runs from a moment after this (by this machine's
+	// clock; the control plane's may differ).
+	asked := time.Now()
 	if err := c.call(ctx, opLease, request{ID: id, Project: project, Command: command}, &rep); err != nil {
 		return nil, err
 	}
+	rep.Record.Key, rep.Record.Renewed = rep.Key, asked
 	return lease.Hold(rep.Record, rep.TTL, keeper{c}), nil
 }
 

@@ -19,6 +19,7 @@ const (
 	LeaseExpired  = "lease.expired" // the holder stopped renewing (found by the reaper)
 	LeaseBroken   = "lease.broken"  // an admin broke it
 	LeaseLost     = "lease.lost"    // its holder could not renew and stopped
+	LeaseRevoked  = "lease.revoked" // the token that took it was revoked: released now
 	RunQueued     = "run.queued"
 	RunState      = "run.state"
 	RunCanceled   = "run.canceled"

@@ -84,6 +84,9 @@ type Principal struct {
 	User string `json:"user,omitempty"`
 	Role Role   `json:"role,omitempty"`
 	Host bool   `json:"host,omitempty"`
+	// Projects are the projects whose runs a host takes (a join token's
+	// --project); none: every project.
+	Projects []string `json:"projects,omitempty"`
 	// Token is the hash of the token that spoke, empty for the farm's
 	// own --token: what a revocation names (Store.WatchRevoked).
 	Token string `json:"-"`
@@ -111,12 +114,15 @@ type Project struct {
 
 // Token is a stored token: its hash, never the token.
 type Token struct {
-	Hash    string    `json:"hash"`
-	User    string    `json:"user,omitempty"` // empty for a join token
-	Role    Role      `json:"role,omitempty"`
-	Host    bool      `json:"host,omitempty"`
-	Created time.Time `json:"created"`
-	By      string    `json:"by,omitempty"`
+	Hash string `json:"hash"`
+	User string `json:"user,omitempty"` // empty for a join token
+	Role Role   `json:"role,omitempty"`
+	Host bool   `json:"host,omitempty"`
+	// Projects bound a join token's host to these projects' runs and
+	// records; none: every project.
+	Projects []string  `json:"projects,omitempty"`
+	Created  time.Time `json:"created"`
+	By       string    `json:"by,omitempty"`
 }
 
 // Store reads and writes the auth bucket. Safe for concurrent use.
@@ -260,13 +266,24 @@ func (s *Store) CreateToken(ctx context.Context, user string, role Role, actor s
 	return t, audit.Log(ctx, s.js, audit.Event{Kind: audit.AdminTokenCreated, Actor: actor, Resource: "user/" + user, Detail: role.String()})
 }
 
-// CreateJoinToken makes a new token hosts join the farm with.
-func (s *Store) CreateJoinToken(ctx context.Context, actor string) (string, error) {
+// CreateJoinToken makes a new token hosts join the farm with. Its hosts
+// take the runs of projects only, and write records only there; none
+// means every project.
+func (s *Store) CreateJoinToken(ctx context.Context, actor string, projects ...string) (string, error) {
+	for _, p := range projects {
+		if _, _, err := s.Project(ctx, p); err != nil {
+			return "", err
+		}
+	}
 	t := newToken("apexj_")
-	if err := s.putToken(ctx, Token{Hash: Hash(t), Host: true, Created: time.Now(), By: actor}); err != nil {
+	if err := s.putToken(ctx, Token{Hash: Hash(t), Host: true, Projects: projects, Created: time.Now(), By: actor}); err != nil {
 		return "", err
 	}
-	return t, audit.Log(ctx, s.js, audit.Event{Kind: audit.AdminJoinTokenCreated, Actor: actor, Detail: t[:10] + "…"})
+	detail := t[:10] + "…"
+	if len(projects) > 0 {
+		detail += " for projects " + strings.Join(projects, ",")
+	}
+	return t, audit.Log(ctx, s.js, audit.Event{Kind: audit.AdminJoinTokenCreated, Actor: actor, Detail: detail})
 }
 
 func (s *Store) putToken(ctx context.Context, t Token) error {
@@ -299,7 +316,7 @@ func Lookup(ctx context.Context, kv jetstream.KeyValue, token string) (Principal
 	if err := json.Unmarshal(e.Value(), &t); err != nil {
 		return Principal{}, fmt.Errorf("auth: token record: %w", err)
 	}
-	return Principal{User: t.User, Role: t.Role, Host: t.Host, Token: t.Hash}, nil
+	return Principal{User: t.User, Role: t.Role, Host: t.Host, Projects: t.Projects, Token: t.Hash}, nil
 }
 
 // Revoke deletes tokens (given as the tokens themselves) and every token

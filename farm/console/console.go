@@ -15,9 +15,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
@@ -51,6 +53,7 @@ type held struct {
 	l       *lease.Lease
 	user    string
 	project string
+	token   string // the hash of the token that leased it: its revocation releases the lease
 }
 
 // Console is the console's handler. The leases it takes for people are
@@ -154,6 +157,27 @@ func (c *Console) revoked(hash string) {
 	}
 	c.tickets.revoke(hash)
 	c.live.revoke(hash)
+	var drop map[string]held
+	c.mu.Lock()
+	for id, h := range c.held {
+		if h.token == hash {
+			if drop == nil {
+				drop = map[string]held{}
+			}
+			drop[id] = h
+			delete(c.held, id)
+		}
+	}
+	c.mu.Unlock()
+	for id, h := range drop {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			audit.Log(ctx, c.js, audit.Event{Kind: audit.LeaseRevoked, Actor: "console", Resource: id,
+				Fence: h.l.Fence(), Detail: "the token " + h.user + " leased it with was revoked"})
+			c.end(ctx, id, h)
+		}()
+	}
 }
 
 // live holds the cancel funcs of requests in flight, by token hash.
@@ -273,10 +297,13 @@ func (c *Console) devices(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
+	// Who holds a device shows in the user's projects only.
+	views := api.Views(r.Context(), c.auth, principal(r))
 	out := make([]deviceView, 0, len(devs))
 	for _, d := range devs {
 		v := deviceView{Device: d}
 		if rec, ok, err := c.leases.Current(r.Context(), d.ID); err == nil && ok {
+			rec = api.Shown(rec, views)
 			v.Holder, v.Run = rec.Holder, rec.Run
 		}
 		c.mu.Lock()
@@ -295,16 +322,11 @@ func (c *Console) runs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Newest first, at most 200, of the projects the user may see.
-	may := map[string]bool{}
+	views := api.Views(r.Context(), c.auth, principal(r))
 	out := make([]queue.Run, 0, min(len(runs), 200))
 	for i := len(runs) - 1; i >= 0 && len(out) < 200; i-- {
 		run := runs[i]
-		ok, seen := may[run.Project]
-		if !seen {
-			ok = c.member(r, run.Project)
-			may[run.Project] = ok
-		}
-		if ok {
+		if views(run.Project) {
 			run.Script = nil
 			out = append(out, run)
 		}
@@ -317,6 +339,10 @@ func (c *Console) leaseList(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
+	}
+	views := api.Views(r.Context(), c.auth, principal(r))
+	for i := range recs {
+		recs[i] = api.Shown(recs[i], views)
 	}
 	writeJSON(w, recs)
 }
@@ -352,7 +378,7 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"id": id})
 		return
 	}
-	l, err := c.leases.Acquire(r.Context(), id, "console:"+p.User, "")
+	l, err := c.leases.Acquire(r.Context(), lease.Record{Resource: id, Holder: "console:" + p.User, Project: project})
 	if errors.Is(err, lease.ErrHeld) {
 		writeError(w, http.StatusConflict, err)
 		return
@@ -361,7 +387,7 @@ func (c *Console) lease(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err)
 		return
 	}
-	c.held[id] = held{l: l, user: p.User, project: project}
+	c.held[id] = held{l: l, user: p.User, project: project, token: p.Token}
 	go func() {
 		<-l.Done()
 		c.mu.Lock()
@@ -385,12 +411,18 @@ func (c *Console) release(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errors.New("you do not hold "+id+" in the console"))
 		return
 	}
-	remote.NewDriver(c.js.Conn(), id, h.l.Fence()).Close()
-	// The playground's session ends with the lease (its phone is freed).
-	end, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, "/session", http.NoBody)
-	remote.Proxy(c.js.Conn(), id, h.l.Fence(), "/session", discard{header: http.Header{}}, end)
-	h.l.Release(r.Context())
+	c.end(r.Context(), id, h)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// end closes the device's session and playground under the console's
+// lease h, and releases it.
+func (c *Console) end(ctx context.Context, id string, h held) {
+	remote.NewDriver(c.js.Conn(), id, h.l.Record()).Close()
+	// The playground's session ends with the lease (its phone is freed).
+	end, _ := http.NewRequestWithContext(ctx, http.MethodDelete, "/session", http.NoBody)
+	remote.Proxy(c.js.Conn(), id, h.l.Record(), "/session", discard{header: http.Header{}}, end)
+	h.l.Release(ctx)
 }
 
 func (c *Console) releaseAll() {

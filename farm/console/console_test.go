@@ -14,6 +14,7 @@ import (
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/internal/browsertest"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/crypto/bcrypt"
@@ -33,7 +34,7 @@ const token = "s3cret-console-token"
 // token) lists a host's simulated phone, leases it with Open, shows its
 // screen as it changes, and taps it through the host.
 func TestConsoleOpensADevice(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(90*time.Second))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
@@ -95,7 +96,7 @@ func openAndTap(t *testing.T, tab context.Context, user string, before ...chrome
 // the project a phone serves is refused when opening it; a member opens
 // it, sees its screen and taps it; neither sees the other project's runs.
 func TestConsoleProjects(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
@@ -153,7 +154,8 @@ func tapAndSeeTheStreamChange() chromedp.Action[chromedp.Void] {
 
 func poll(js string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[bool](js)(ctx, t)
+		// The tab's deadline (patience.Of) bounds it, not a poll timeout of its own.
+		_, err := chromedp.Poll[bool](js, chromedp.WithPollingTimeout(0))(ctx, t)
 		return chromedp.Void{}, err
 	}
 }

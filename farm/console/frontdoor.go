@@ -153,10 +153,10 @@ func (c *Console) frontDoor(w http.ResponseWriter, r *http.Request) {
 	up := r.Clone(r.Context()) // what the host sees
 	strip(up)
 	if remote.IsWebSocket(r) {
-		remote.ProxyWebSocket(c.js.Conn(), id, h.l.Fence(), path, w, r, up, h.l.Done())
+		remote.ProxyWebSocket(c.js.Conn(), id, h.l.Record(), path, w, r, up, h.l.Done())
 		return
 	}
-	remote.Proxy(c.js.Conn(), id, h.l.Fence(), path, w, up)
+	remote.Proxy(c.js.Conn(), id, h.l.Record(), path, w, up)
 }
 
 // strip removes what lets a request in here from what the host sees.

@@ -15,10 +15,12 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/event"
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 )
 
@@ -64,7 +66,7 @@ func playgrounds(t *testing.T, rec *seen, transport ...string) func(registry.Dev
 // never sees the ticket, cookie or token; a viewer of the project may
 // watch but not tap, and a user of another project gets nothing.
 func TestFrontDoor(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
@@ -83,6 +85,16 @@ func TestFrontDoor(t *testing.T) {
 	}
 	// A ticket (what an <img> carries) lets the screenshot in.
 	ticket := openPlayground(t, do, "alice", "h1/sim-1")
+	// Who holds it shows to the members of its project only.
+	for _, tc := range []struct{ user, holder string }{{"alice", "console:alice"}, {"vera", "console:alice"}, {"bob", api.Hidden}} {
+		for _, path := range []string{"/api/devices", "/api/leases"} {
+			code, data, _ := do(tc.user, "GET", path, nil)
+			if code != 200 || !strings.Contains(string(data), `"holder":"`+tc.holder+`"`) || strings.Contains(string(data), "key_hash") ||
+				tc.holder == api.Hidden && strings.Contains(string(data), "alice") {
+				t.Errorf("GET %s as %s: %d %s, want the holder shown as %q", path, tc.user, code, data, tc.holder)
+			}
+		}
+	}
 	shot := func() []byte {
 		t.Helper()
 		code, png, h := do("", "GET", door+"/screenshot?ticket="+ticket, nil)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // TestBrokenLeaseClosesPlayground: when the console's lease of a phone
@@ -16,7 +17,7 @@ import (
 // admin here; a lapse is the same to the host), the host closes the
 // session itself.
 func TestBrokenLeaseClosesPlayground(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()

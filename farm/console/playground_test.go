@@ -8,6 +8,7 @@ import (
 
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 	"github.com/chromedp/chromedp"
 )
@@ -34,7 +35,7 @@ func TestPlaygroundThroughTheDoor(t *testing.T) {
 			if tc.lock != "" && !h264 {
 				t.Skip("no ffmpeg: the simulated phone cannot encode H.264 here (apt-get install ffmpeg)")
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 			defer cancel()
 			p := farmtest.Start(ctx, t, 0)
 			_, js := p.Conn()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 
 	"github.com/apexagent/apex/farm/auth"
@@ -26,7 +27,7 @@ import (
 // project's record. In a real browser the list shows the run and its
 // report opens.
 func TestConsoleListsAndOpensRecords(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	_, js := p.Conn()

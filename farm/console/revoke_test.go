@@ -4,20 +4,27 @@ import (
 	"bufio"
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // TestRevokedTokenEndsConsoleSessions: once alice's token is revoked, the
 // console refuses her session's cookie or header and her ticket, and the
-// MJPEG stream she had open through the front door ends.
+// MJPEG stream she had open through the front door ends, and the lease
+// the console held for her is released at once (not when it lapses), with
+// the reason in the audit log.
 func TestRevokedTokenEndsConsoleSessions(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
@@ -52,6 +59,26 @@ func TestRevokedTokenEndsConsoleSessions(t *testing.T) {
 	}
 	if ctx.Err() != nil {
 		t.Fatal("the stream outlived the revocation of its token")
+	}
+	ls, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, held, err := ls.Current(ctx, "h1/sim-1"); err == nil && !held {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the console kept holding the device for a revoked token")
+		}
+		farm.Sleep(ctx, 50*time.Millisecond)
+	}
+	events, err := audit.Read(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(events, func(e audit.Event) bool { return e.Kind == audit.LeaseRevoked && e.Resource == "h1/sim-1" }) {
+		t.Error("no lease.revoked of h1/sim-1 in the audit log")
 	}
 	for _, tc := range []struct{ user, path string }{
 		{"alice", "/api/devices"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/coder/websocket"
 )
 
@@ -22,7 +23,7 @@ func TestWebSocketThroughTheDoor(t *testing.T) {
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		t.Skip("no ffmpeg: the simulated phone cannot encode H.264 here (apt-get install ffmpeg)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()

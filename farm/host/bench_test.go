@@ -29,7 +29,7 @@ func BenchmarkFarmLease(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		l, err := ls.Acquire(ctx, "bench/dev-"+strconv.Itoa(i%20), "bench", "")
+		l, err := ls.Acquire(ctx, lease.Record{Resource: "bench/dev-" + strconv.Itoa(i%20), Holder: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -32,6 +32,9 @@ type Options struct {
 	// ID names the host in the farm (default: the machine's host name).
 	ID     string
 	Labels map[string]string
+	// Projects are the only projects whose runs the host takes (its join
+	// token's, see auth.Store.CreateJoinToken); none: every project.
+	Projects []string
 	// Sim is the number of simulated phones to serve.
 	Sim int
 	// SimMax, past Sim, lets the host boot more simulated phones, up to

@@ -78,8 +78,9 @@ func TestAuditShowsEachLeaseOnce(t *testing.T) {
 }
 
 // TestRemoteDriverFenced: a face elsewhere drives a farm device through
-// its host with its lease's fence; once the lease is broken and taken by
-// someone else, the host refuses the old fence and obeys the new one.
+// its host with its lease's fence and key; once the lease is broken and
+// taken by someone else, the host refuses the old fence and obeys the new
+// one; someone who learned the new fence but not the key is refused.
 func TestRemoteDriverFenced(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -87,11 +88,11 @@ func TestRemoteDriverFenced(t *testing.T) {
 	nc, _ := p.Conn()
 	ls := farmtest.Leases(ctx, t, p)
 	const id = "h1/sim-1"
-	first, err := ls.Acquire(ctx, id, "alice", "")
+	first, err := ls.Acquire(ctx, lease.Record{Resource: id, Holder: "alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := remote.NewDriver(nc, id, first.Fence())
+	old := remote.NewDriver(nc, id, first.Record())
 	// The host registers its devices before it answers: wait for it.
 	var info device.Info
 	for {
@@ -110,7 +111,7 @@ func TestRemoteDriverFenced(t *testing.T) {
 	if err := ls.Break(ctx, id, "admin"); err != nil {
 		t.Fatal(err)
 	}
-	second, err := ls.Acquire(ctx, id, "bob", "")
+	second, err := ls.Acquire(ctx, lease.Record{Resource: id, Holder: "bob"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,13 @@ func TestRemoteDriverFenced(t *testing.T) {
 	if err := old.Tap(ctx, device.Point{X: 10, Y: 10}); !errors.Is(err, lease.ErrStaleFence) {
 		t.Errorf("a tap with the broken lease's fence: %v, want ErrStaleFence", err)
 	}
-	cur := remote.NewDriver(nc, id, second.Fence())
+	for _, key := range []string{"", first.Record().Key, "guess"} {
+		thief := remote.NewDriver(nc, id, lease.Record{Fence: second.Fence(), Key: key})
+		if err := thief.Tap(ctx, device.Point{X: 10, Y: 10}); !errors.Is(err, lease.ErrBadKey) {
+			t.Errorf("a tap with the current fence and key %q: %v, want ErrBadKey", key, err)
+		}
+	}
+	cur := remote.NewDriver(nc, id, second.Record())
 	if app, err := cur.ForegroundApp(ctx); err != nil || app == "" {
 		t.Errorf("the new holder's call: %q, %v", app, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm/farmtest"
+	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/queue"
 )
 
@@ -72,4 +73,30 @@ func TestCancelTimeoutAndProjectLimit(t *testing.T) {
 			t.Errorf("the project's second run was leased at %v, before the first ended at %v", second.Leased, first.Ended)
 		}
 	})
+}
+
+// TestHostOfSomeProjects: a host whose join token names project A takes
+// A's runs only; B's run, queued first, waits until a host of every
+// project comes.
+func TestHostOfSomeProjects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 0)
+	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Projects: []string{"A"}})
+	q := farmtest.Queue(ctx, t, p)
+	b, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff), Project: "B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := farmtest.RunToEnd(ctx, t, q, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff), Project: "A"}); a.State != queue.Passed || a.Host != "h1" {
+		t.Fatalf("A's run: %s on %q: %s", a.State, a.Host, a.Reason)
+	}
+	if cur, err := q.Get(ctx, b.ID); err != nil || cur.State != queue.Queued {
+		t.Fatalf("B's run after A's ran: %s (%v), want still queued", cur.State, err)
+	}
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h2", Sim: 1, RunsDir: t.TempDir()})
+	if end := farmtest.WaitRun(ctx, t, q, b.ID, nil); end.State != queue.Passed || end.Host != "h2" {
+		t.Errorf("B's run: %s on %q: %s, want passed on h2", end.State, end.Host, end.Reason)
+	}
 }

@@ -77,7 +77,8 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		msg.Ack() // canceled while queued, or already claimed
 		return
 	}
-	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) || r.Pin != "" && r.Pin != s.reg.ID {
+	if s.offline.Load() || slices.Contains(r.Avoid, a.o.ID) || !s.reg.Matches(r.Labels) || r.Pin != "" && r.Pin != s.reg.ID ||
+		len(a.o.Projects) > 0 && !slices.Contains(a.o.Projects, r.Project) {
 		msg.NakWithDelay(retryDelay)
 		return
 	}
@@ -86,7 +87,7 @@ func (a *Agent) take(ctx context.Context, s *slot, msg jetstream.Msg) {
 		msg.NakWithDelay(retryDelay)
 		return
 	}
-	dev, err := a.leases.Acquire(ctx, s.reg.ID, a.o.ID, r.ID)
+	dev, err := a.leases.Acquire(ctx, lease.Record{Resource: s.reg.ID, Holder: a.o.ID, Run: r.ID, Project: r.Project})
 	if err != nil {
 		releaseAll(slotLease)
 		msg.NakWithDelay(retryDelay)
@@ -122,7 +123,7 @@ func (a *Agent) projectSlot(ctx context.Context, r queue.Run) (*lease.Lease, err
 		return nil, err
 	}
 	for i := range n {
-		l, err := a.leases.Acquire(ctx, "project/"+r.Project+"/slot-"+strconv.Itoa(i), a.o.ID, r.ID)
+		l, err := a.leases.Acquire(ctx, lease.Record{Resource: "project/" + r.Project + "/slot-" + strconv.Itoa(i), Holder: a.o.ID, Run: r.ID, Project: r.Project})
 		if err == nil {
 			return l, nil
 		}

@@ -7,6 +7,10 @@ package lease
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,9 +29,27 @@ type Record struct {
 	Run      string `json:"run,omitempty"`
 	// Fence is the revision that created the lease; it stays the same
 	// across renewals, and every command on the resource carries it.
-	Fence   uint64    `json:"fence"`
-	Since   time.Time `json:"since"`
+	Fence uint64    `json:"fence"`
+	Since time.Time `json:"since"`
+	// Renewed is when the last write of the lease was sent (by the
+	// writer's clock): its TTL runs from a moment after it.
 	Renewed time.Time `json:"renewed"`
+	// Project is the project the resource is held for: its members see
+	// who holds it (the farm API hides the holder from everyone else).
+	Project string `json:"project,omitempty"`
+	// KeyHash is the SHA-256 (hex) of the lease's key: a host answers a
+	// call on the resource only when it carries the key (Check), so
+	// learning the fence is not enough to drive a device.
+	KeyHash string `json:"key_hash,omitempty"`
+	// Key is the lease's secret, known to its taker only: Take returns
+	// it, and it is never stored.
+	Key string `json:"-"`
+}
+
+// HashKey is what Record.KeyHash keeps of a lease key.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
 }
 
 // ErrHeld matches (errors.Is) the *HeldError of a resource someone else holds.
@@ -40,6 +62,10 @@ var ErrLost = errors.New("lease: lost")
 // ErrStaleFence is a command carrying a fence that is not the current
 // lease's: its holder lost the lease.
 var ErrStaleFence = errors.New("lease: stale fence")
+
+// ErrBadKey is a command carrying the current fence but not the lease's
+// key: it does not come from the lease's holder.
+var ErrBadKey = errors.New("lease: not the holder's key")
 
 // HeldError names the holder of a resource.
 type HeldError struct{ Record Record }
@@ -72,30 +98,32 @@ func New(ctx context.Context, js jetstream.JetStream) (*Leaser, error) {
 // TTL is how long a lease lives without renewal.
 func (l *Leaser) TTL() time.Duration { return l.ttl }
 
-// Acquire takes the lease of resource for holder, or fails at once with a
-// *HeldError. The lease is renewed every third of the TTL until Release;
+// Acquire takes the lease of want.Resource for want.Holder (see Take), or
+// fails at once with a *HeldError. The lease is renewed every third of the TTL until Release;
 // when renewals fail for two thirds of the TTL the Lease ends with ErrLost
 // (before the key can expire, so no one else can hold it yet).
-func (l *Leaser) Acquire(ctx context.Context, resource, holder, run string) (*Lease, error) {
-	rec, err := l.Take(ctx, resource, holder, run)
+func (l *Leaser) Acquire(ctx context.Context, want Record) (*Lease, error) {
+	rec, err := l.Take(ctx, want)
 	if err != nil {
 		return nil, err
 	}
 	return Hold(rec, l.ttl, l), nil
 }
 
-// Take creates the lease of resource for holder and returns its record,
-// without keeping it: the caller renews it (Renew) every third of the TTL
-// and releases it (Release). It fails with a *HeldError while someone
-// else holds it.
-func (l *Leaser) Take(ctx context.Context, resource, holder, run string) (Record, error) {
+// Take creates the lease of want.Resource for want.Holder (with its Run
+// and Project) and returns its record, with a new Key, without keeping
+// it: the caller renews it (Renew) every third of the TTL and releases it
+// (Release). It fails with a *HeldError while someone else holds it.
+func (l *Leaser) Take(ctx context.Context, want Record) (Record, error) {
 	now := time.Now()
-	rec := Record{Resource: resource, Holder: holder, Run: run, Since: now, Renewed: now}
+	resource, holder, run := want.Resource, want.Holder, want.Run
+	key := rand.Text()
+	rec := Record{Resource: resource, Holder: holder, Run: run, Project: want.Project, Since: now, Renewed: now, KeyHash: HashKey(key)}
 	data, _ := json.Marshal(rec)
-	key := farm.Key(resource)
-	rev, err := l.kv.Create(ctx, key, data)
+	k := farm.Key(resource)
+	rev, err := l.kv.Create(ctx, k, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		if e, gerr := l.kv.Get(ctx, key); gerr == nil {
+		if e, gerr := l.kv.Get(ctx, k); gerr == nil {
 			var cur Record
 			if json.Unmarshal(e.Value(), &cur) == nil {
 				return Record{}, &HeldError{Record: cur}
@@ -106,17 +134,20 @@ func (l *Leaser) Take(ctx context.Context, resource, holder, run string) (Record
 	if err != nil {
 		return Record{}, fmt.Errorf("lease: acquire %s: %w", resource, err)
 	}
-	// Store the fence in the record, so others can check commands against it.
-	rec.Fence = rev
+	// Store the fence in the record, so others can check commands against
+	// it. This write restarts the TTL: the holder's clock starts here, not
+	// after the audit log below (slow on a busy cluster).
+	rec.Fence, rec.Renewed = rev, time.Now()
 	data, _ = json.Marshal(rec)
-	if _, err := l.kv.Update(ctx, key, data, rev); err != nil {
-		l.kv.Delete(context.WithoutCancel(ctx), key, jetstream.LastRevision(rev))
+	if _, err := l.kv.Update(ctx, k, data, rev); err != nil {
+		l.kv.Delete(context.WithoutCancel(ctx), k, jetstream.LastRevision(rev))
 		return Record{}, fmt.Errorf("lease: acquire %s: %w", resource, err)
 	}
 	if err := audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseAcquired, Actor: holder, Resource: resource, Run: run, Fence: rev}); err != nil {
-		l.kv.Delete(context.WithoutCancel(ctx), key, jetstream.LastRevision(rev))
+		l.kv.Delete(context.WithoutCancel(ctx), k, jetstream.LastRevision(rev))
 		return Record{}, err
 	}
+	rec.Key = key
 	return rec, nil
 }
 
@@ -208,8 +239,9 @@ func (l *Leaser) Current(ctx context.Context, resource string) (Record, bool, er
 }
 
 // Check fails with ErrStaleFence unless fence is the current lease's on
-// resource: a host calls it before each command it is sent.
-func (l *Leaser) Check(ctx context.Context, resource string, fence uint64) error {
+// resource, and with ErrBadKey unless key is that lease's key: a host
+// calls it before each command it is sent.
+func (l *Leaser) Check(ctx context.Context, resource string, fence uint64, key string) error {
 	// A replica that lags may not have the lease yet: look again before
 	// refusing.
 	for try := 0; ; try++ {
@@ -218,6 +250,9 @@ func (l *Leaser) Check(ctx context.Context, resource string, fence uint64) error
 			return err
 		}
 		if ok && r.Fence == fence {
+			if r.KeyHash == "" || subtle.ConstantTimeCompare([]byte(HashKey(key)), []byte(r.KeyHash)) != 1 {
+				return fmt.Errorf("%w: the call on %s does not carry the key of its lease (fence %d): only its holder drives it; lease it yourself", ErrBadKey, resource, fence)
+			}
 			return nil
 		}
 		if try == 2 || (ok && r.Fence > fence) {
@@ -269,11 +304,13 @@ type Lease struct {
 	once    sync.Once
 }
 
-// Hold keeps the lease rec (taken with Take) through k, renewing it every
-// third of ttl until Release; when renewals fail for two thirds of ttl,
-// the Lease ends with ErrLost.
+// Hold keeps the lease rec (taken with Take) through k, renewing it a
+// third of ttl after its last write (rec.Renewed, by this machine's clock:
+// a client sets it to when it asked for the lease) and every third of ttl
+// after; when renewals fail for two thirds of ttl, the Lease ends with
+// ErrLost.
 func Hold(rec Record, ttl time.Duration, k Keeper) *Lease {
-	s := &Lease{k: k, ttl: ttl, rec: rec, done: make(chan struct{}), stop: make(chan struct{}), renewed: time.Now()}
+	s := &Lease{k: k, ttl: ttl, rec: rec, done: make(chan struct{}), stop: make(chan struct{}), renewed: rec.Renewed}
 	go s.keep()
 	return s
 }
@@ -295,11 +332,18 @@ func (s *Lease) Err() error {
 }
 
 // keep renews the lease until Release, and ends it when renewal fails
-// for longer than is safe.
+// for longer than is safe. Each renewal is due a third of the TTL after
+// the last one was sent — not a tick of a clock started later — so time
+// spent taking the lease or in a slow renewal counts against the TTL as
+// it does on the server.
 func (s *Lease) keep() {
-	t := time.NewTicker(s.ttl / 3)
+	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
+		s.mu.Lock()
+		last := s.renewed
+		s.mu.Unlock()
+		t.Reset(time.Until(last.Add(s.ttl / 3)))
 		select {
 		case <-s.stop:
 			return
@@ -307,9 +351,7 @@ func (s *Lease) keep() {
 		}
 		// Keep trying until the lease is two thirds through its TTL; past
 		// that, stop before it can expire under a holder still driving.
-		s.mu.Lock()
-		deadline := s.renewed.Add(2 * s.ttl / 3)
-		s.mu.Unlock()
+		deadline := last.Add(2 * s.ttl / 3)
 		for {
 			start := time.Now()
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)

@@ -3,7 +3,9 @@ package lease_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/apexagent/apex/farm"
@@ -29,16 +31,16 @@ func TestLeaseExclusiveAndFenced(t *testing.T) {
 		t.Fatal(err)
 	}
 	const dev = "h1/127.0.0.1:5555" // ':' is not allowed in keys: encoded
-	a, err := ls.Acquire(ctx, dev, "alice", "r1")
+	a, err := ls.Acquire(ctx, lease.Record{Resource: dev, Holder: "alice", Run: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ls.Acquire(ctx, dev, "bob", "r2")
+	_, err = ls.Acquire(ctx, lease.Record{Resource: dev, Holder: "bob", Run: "r2"})
 	var held *lease.HeldError
 	if !errors.As(err, &held) || !errors.Is(err, lease.ErrHeld) || held.Record.Holder != "alice" || held.Record.Fence != a.Fence() {
 		t.Fatalf("second acquire: %v (%+v), want held by alice with fence %d", err, held, a.Fence())
 	}
-	if err := ls.Check(ctx, dev, a.Fence()); err != nil {
+	if err := ls.Check(ctx, dev, a.Fence(), a.Record().Key); err != nil {
 		t.Errorf("the holder's fence: %v", err)
 	}
 	if err := ls.Break(ctx, dev, "admin"); err != nil {
@@ -52,10 +54,10 @@ func TestLeaseExclusiveAndFenced(t *testing.T) {
 	if !errors.Is(a.Err(), lease.ErrLost) {
 		t.Errorf("Err of a broken lease: %v, want ErrLost", a.Err())
 	}
-	if err := ls.Check(ctx, dev, a.Fence()); !errors.Is(err, lease.ErrStaleFence) {
+	if err := ls.Check(ctx, dev, a.Fence(), a.Record().Key); !errors.Is(err, lease.ErrStaleFence) {
 		t.Errorf("the broken lease's fence: %v, want ErrStaleFence", err)
 	}
-	b, err := ls.Acquire(ctx, dev, "bob", "r2")
+	b, err := ls.Acquire(ctx, lease.Record{Resource: dev, Holder: "bob", Run: "r2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,5 +67,75 @@ func TestLeaseExclusiveAndFenced(t *testing.T) {
 	b.Release(ctx)
 	if _, ok, err := ls.Current(ctx, dev); ok || err != nil {
 		t.Errorf("after release: held %v, %v", ok, err)
+	}
+}
+
+// renewals records when a Keeper was asked to renew; each renewal takes
+// took.
+type renewals struct {
+	mu   sync.Mutex
+	at   []time.Time
+	took time.Duration
+}
+
+func (k *renewals) Renew(ctx context.Context, rec lease.Record) error {
+	k.mu.Lock()
+	k.at = append(k.at, time.Now())
+	k.mu.Unlock()
+	select {
+	case <-time.After(k.took):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (k *renewals) Release(context.Context, lease.Record, error) {}
+
+// TestRenewalsFollowTheLastWrite: a lease is renewed a third of its TTL
+// after its last write was sent — the record's Renewed, not when Hold
+// started keeping it (taking a lease on a busy cluster spends seconds in
+// the audit log after the write that starts its TTL; renewals timed from
+// Hold came after the key expired) — and a slow renewal moves the next
+// one earlier, not later.
+func TestRenewalsFollowTheLastWrite(t *testing.T) {
+	const ttl = 30 * time.Second
+	tests := []struct {
+		name string
+		ago  time.Duration // since the lease's last write when Hold starts
+		took time.Duration // each renewal's round trip
+		want []time.Duration
+	}{
+		{"held at once", 0, 0, []time.Duration{10 * time.Second, 20 * time.Second}},
+		{"taking it took 8s", 8 * time.Second, 0, []time.Duration{2 * time.Second, 12 * time.Second}},
+		{"taking it took 15s", 15 * time.Second, 0, []time.Duration{0, 10 * time.Second}},
+		{"renewals take 4s", 0, 4 * time.Second, []time.Duration{10 * time.Second, 20 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				k := &renewals{took: tt.took}
+				l := lease.Hold(lease.Record{Resource: "d", Renewed: start.Add(-tt.ago)}, ttl, k)
+				time.Sleep(tt.want[len(tt.want)-1] + time.Second)
+				synctest.Wait()
+				l.Release(context.Background())
+				time.Sleep(tt.took) // a renewal under way ends
+				synctest.Wait()
+				k.mu.Lock()
+				defer k.mu.Unlock()
+				if len(k.at) < len(tt.want) {
+					t.Fatalf("renewed at %v, want %v", k.at, tt.want)
+				}
+				for i, w := range tt.want {
+					if got := k.at[i].Sub(start); got != w {
+						t.Errorf("renewal %d at %v after Hold, want %v", i+1, got, w)
+					}
+				}
+				if l.Err() != nil {
+					t.Errorf("the lease ended: %v", l.Err())
+				}
+			})
+		})
 	}
 }

@@ -101,10 +101,11 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 		a.conns[hash] = map[uint64]struct{}{}
 	}
 	a.conns[hash][c.GetID()] = struct{}{}
-	if !p.Host && p.Role < auth.Admin {
+	if !p.Host && p.Role < auth.Admin || p.Host && len(p.Projects) > 0 {
+		// Their permissions name projects: made afresh when those change.
 		a.users[c.GetID()] = struct{}{}
 	}
-	c.RegisterUser(&server.User{Username: name, Permissions: permissions(p, a.projects)})
+	c.RegisterUser(&server.User{Username: name, Permissions: permissions(p, a.projects, farm.InboxPrefix(o.Password))})
 	return true
 }
 
@@ -178,14 +179,18 @@ func (a *authenticator) update(e jetstream.KeyValueEntry, initial bool) {
 
 // permissions bound what a token's holder may do on the farm's NATS.
 //
-// Users (viewers and testers) read the registry, leases and runs, but
-// change nothing of the farm's state themselves: they queue, cancel and
-// lease through the farm API (package api), which checks their project
-// membership, and they read only the records of their projects. Hosts
-// write what hosts write (registry, leases, runs' states, records) but
-// queue nothing. Only an admin changes users, projects, tokens, limits
-// and retention, or reshapes the farm's streams.
-func permissions(p auth.Principal, projects map[string][]string) *server.Permissions {
+// Users (viewers and testers) read the registry (devices and hosts) and
+// the records of their projects, and change nothing of the farm's state
+// themselves: they queue, cancel, lease, and read runs, run events and
+// leases through the farm API (package api), which checks their project
+// membership. They subscribe to their own inbox only (inbox, from
+// farm.InboxPrefix), so they see no one else's answers nor the subjects
+// the farm's state flows on. Hosts write what hosts write (registry,
+// leases, runs' states, records — a host whose join token names projects
+// only those projects' records) but queue nothing. Only an admin changes
+// users, projects, tokens, limits and retention, or reshapes the farm's
+// streams.
+func permissions(p auth.Principal, projects map[string][]string, inbox string) *server.Permissions {
 	if p.Role == auth.Admin {
 		return nil
 	}
@@ -198,16 +203,27 @@ func permissions(p auth.Principal, projects map[string][]string) *server.Permiss
 	// their hosts only.
 	subDeny := []string{api.Prefix + ">"}
 	if p.Host {
-		// Hosts run what users queued; they queue nothing.
+		// Hosts run what users queued; they queue nothing. A host of some
+		// projects writes no other project's records.
 		deny = append(deny, "runs.>", api.Prefix+">")
+		for name := range projects {
+			if len(p.Projects) > 0 && !slices.Contains(p.Projects, name) {
+				deny = append(deny, "$O."+records.Bucket(name)+".>")
+			}
+		}
 		return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}, Subscribe: &server.SubjectPermission{Deny: subDeny}}
 	}
-	subDeny = append(subDeny, "farm.dev.>", "farm.http.>")
-	// Users do not read the projects nor the token hashes.
+	// Users do not read the projects nor the token hashes, nor runs,
+	// their events, leases or the audit log (the API shows them those of
+	// their projects).
+	for _, s := range []string{"KV_" + farm.BucketAuth, "KV_" + farm.BucketRuns, "KV_" + farm.BucketLeases,
+		farm.StreamEvents, farm.StreamAudit} {
+		deny = append(deny, "$JS.API.DIRECT.GET."+s, "$JS.API.DIRECT.GET."+s+".>", "$JS.API.STREAM.MSG.GET."+s,
+			"$JS.API.CONSUMER.CREATE."+s, "$JS.API.CONSUMER.CREATE."+s+".>", "$JS.API.CONSUMER.DURABLE.CREATE."+s+".>",
+			// nor pull from the plane's consumers on them
+			"$JS.API.CONSUMER.MSG.NEXT."+s+".>")
+	}
 	deny = append(deny,
-		"$JS.API.DIRECT.GET.KV_"+farm.BucketAuth+".>", "$JS.API.DIRECT.GET.KV_"+farm.BucketAuth,
-		"$JS.API.STREAM.MSG.GET.KV_"+farm.BucketAuth,
-		"$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth+".>", "$JS.API.CONSUMER.CREATE.KV_"+farm.BucketAuth,
 		// Runs, leases and settings change through the API or an admin.
 		"runs.>", "$KV."+farm.BucketRuns+".>", "$KV."+farm.BucketLeases+".>", "$KV."+farm.BucketConfig+".>",
 		"farm.cancel", "audit.>", "events.>",
@@ -231,5 +247,6 @@ func permissions(p auth.Principal, projects map[string][]string) *server.Permiss
 		// cancels; it reads through the API.
 		deny = append(deny, "$KV.>", "$O."+farm.BucketArtifacts+".>", "farm.dev.>", "farm.http.>")
 	}
-	return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}, Subscribe: &server.SubjectPermission{Deny: subDeny}}
+	return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny},
+		Subscribe: &server.SubjectPermission{Allow: []string{inbox + ".>"}}}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +220,54 @@ func TestGuessingTokensIsLimited(t *testing.T) {
 	}
 	if err := connect(root); err == nil {
 		t.Error("the right token after ten wrong ones from the same address got in; want it refused until the window ends")
+	}
+}
+
+// TestJoinTokenOfSomeProjects: a host joined with a token for project shop
+// writes shop's records and is refused bank's; a join token for a project
+// that does not exist is not made.
+func TestJoinTokenOfSomeProjects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := farmtest.StartToken(ctx, t, "the-admins-own-farm-token", 0)
+	farmtest.Users(ctx, t, p, []string{"shop", "bank"})
+	_, adminJS := p.Conn()
+	st, err := auth.Open(ctx, adminJS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateJoinToken(ctx, "root", "nowhere"); err == nil {
+		t.Error("a join token for a project that does not exist was made")
+	}
+	join, err := st.CreateJoinToken(ctx, "root", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hp, err := st.Verify(ctx, join); err != nil || !hp.Host || !slices.Equal(hp.Projects, []string{"shop"}) {
+		t.Fatalf("the join token speaks for %+v (%v), want a host of shop", hp, err)
+	}
+	nc, js, err := farm.Connect(farm.ConnectOptions{URL: p.ClientURL(), Token: join})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	rs, err := records.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), []byte("<html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		project string
+		ok      bool
+	}{{"shop", true}, {"bank", false}} {
+		uctx, ucancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := rs.Upload(uctx, queue.Run{ID: "r-" + tc.project, Project: tc.project}, dir)
+		ucancel()
+		if (err == nil) != tc.ok {
+			t.Errorf("upload a record into project %s: %v, want uploaded=%v", tc.project, err, tc.ok)
+		}
 	}
 }

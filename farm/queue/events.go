@@ -38,38 +38,54 @@ func (q *Queue) Publish(ctx context.Context, id string, e Event) error {
 	return err
 }
 
-// Follow replays run id's events from the start and then tails them,
-// calling fn with each until fn returns false or ctx ends.
-func (q *Queue) Follow(ctx context.Context, id string, fn func(Event) bool) error {
+// Events returns run id's events after stream sequence after (0: from the
+// start), at most max of them. When there are none yet it waits up to
+// wait for the first; once one came, it returns what follows at once.
+// Callers follow a run by asking again with the last event's Seq.
+func (q *Queue) Events(ctx context.Context, id string, after uint64, max int, wait time.Duration) ([]Event, error) {
 	c, err := q.js.OrderedConsumer(ctx, farm.StreamEvents, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{"events." + id + ".>"}, DeliverPolicy: jetstream.DeliverAllPolicy})
+		FilterSubjects: []string{"events." + id + ".>"}, DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq: after + 1, InactiveThreshold: wait + 5*time.Second})
 	if err != nil {
-		return fmt.Errorf("queue: follow run %s: %w", id, err)
+		return nil, fmt.Errorf("queue: events of run %s: %w", id, err)
 	}
-	it, err := c.Messages()
+	it, err := c.Messages(jetstream.PullMaxMessages(max))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer it.Stop()
+	if info := c.CachedInfo(); info == nil || info.NumPending == 0 {
+		// None yet: Stop ends a Next still waiting at the wait's end.
+		if wait <= 0 {
+			return nil, nil
+		}
+		t := time.AfterFunc(wait, it.Stop)
+		defer t.Stop()
+	}
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
-	for {
+	var out []Event
+	for len(out) < max {
 		m, err := it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
-			return err
+			break // stopped: the wait ended
 		}
 		var e Event
 		if json.Unmarshal(m.Data(), &e) != nil {
 			continue
 		}
-		if md, err := m.Metadata(); err == nil {
-			e.Seq = md.Sequence.Stream
+		md, err := m.Metadata()
+		if err != nil {
+			continue
 		}
-		if !fn(e) {
-			return nil
+		e.Seq = md.Sequence.Stream
+		out = append(out, e)
+		if md.NumPending == 0 {
+			break // no more ready: answer now
 		}
 	}
+	return out, nil
 }

@@ -38,6 +38,7 @@ const recheck = 2 * time.Second
 // whose header End is set. A message on Cancel ends it early.
 type httpRequest struct {
 	Fence  uint64      `json:"fence"`
+	Key    string      `json:"key"`
 	Method string      `json:"method"`
 	Path   string      `json:"path"`
 	Query  string      `json:"query,omitempty"`
@@ -58,15 +59,16 @@ type httpHead struct {
 const endHeader = "Apex-End"
 
 // Proxy sends r to the playground of device id on its host, under the
-// lease fence, and copies the answer (streamed, for MJPEG) to w. The caller
-// strips what the host must not see (cookies, tickets, tokens) first.
-func Proxy(nc *nats.Conn, id string, fence uint64, path string, w http.ResponseWriter, r *http.Request) {
+// lease rec (its fence and key), and copies the answer (streamed, for
+// MJPEG) to w. The caller strips what the host must not see (cookies,
+// tickets, tokens) first.
+func Proxy(nc *nats.Conn, id string, rec lease.Record, path string, w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
 	if err != nil {
 		http.Error(w, "request body: "+err.Error(), http.StatusRequestEntityTooLarge)
 		return
 	}
-	req := httpRequest{Fence: fence, Method: r.Method, Path: path, Query: r.URL.RawQuery, Header: r.Header, Body: body}
+	req := httpRequest{Fence: rec.Fence, Key: rec.Key, Method: r.Method, Path: path, Query: r.URL.RawQuery, Header: r.Header, Body: body}
 	head, sub, ok := ask(r.Context(), nc, id, &req, w)
 	if !ok {
 		return
@@ -148,10 +150,13 @@ func serveOne(ctx context.Context, nc *nats.Conn, leases *lease.Leaser, id strin
 	}
 	w := &chunkWriter{nc: nc, m: m, chunks: req.Chunks, header: http.Header{}}
 	defer w.end()
-	if err := leases.Check(ctx, id, req.Fence); err != nil {
+	if err := leases.Check(ctx, id, req.Fence, req.Key); err != nil {
 		code := http.StatusServiceUnavailable
-		if errors.Is(err, lease.ErrStaleFence) {
+		switch {
+		case errors.Is(err, lease.ErrStaleFence):
 			code = http.StatusConflict
+		case errors.Is(err, lease.ErrBadKey):
+			code = http.StatusForbidden
 		}
 		http.Error(w, err.Error(), code)
 		return
@@ -167,7 +172,7 @@ func serveOne(ctx context.Context, nc *nats.Conn, leases *lease.Leaser, id strin
 		defer csub.Unsubscribe()
 	}
 	go farm.Every(rctx, recheck, func() {
-		if err := leases.Check(rctx, id, req.Fence); err != nil && rctx.Err() == nil {
+		if err := leases.Check(rctx, id, req.Fence, req.Key); err != nil && rctx.Err() == nil {
 			log.Info("stream ends with its lease", "device", id, "err", err)
 			cancel()
 		}

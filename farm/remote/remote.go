@@ -1,7 +1,8 @@
 // Package remote drives a farm device from anywhere: a Driver whose calls
-// travel as NATS requests to the device's host, each carrying the fence of
-// the caller's lease, and the host side that refuses a call whose fence is
-// not the device's current lease.
+// travel as NATS requests to the device's host, each carrying the fence and
+// the key of the caller's lease, and the host side that refuses a call
+// whose fence is not the device's current lease or whose key is not its
+// holder's.
 package remote
 
 import (
@@ -23,6 +24,7 @@ func Subject(id string) string { return "farm.dev." + farm.Key(id) }
 // call is one Driver method call.
 type call struct {
 	Fence  uint64          `json:"fence"`
+	Key    string          `json:"key"`
 	Method string          `json:"method"`
 	Args   json.RawMessage `json:"args,omitempty"`
 }
@@ -40,6 +42,7 @@ var errKinds = map[string]error{
 	"not_found":   device.ErrNotFound,
 	"unsupported": device.ErrUnsupported,
 	"stale_fence": lease.ErrStaleFence,
+	"bad_key":     lease.ErrBadKey,
 }
 
 func kindOf(err error) string {
@@ -52,24 +55,26 @@ func kindOf(err error) string {
 }
 
 // Driver is a farm device driven through its host. It holds no lease
-// itself: the caller holds one and passes its fence.
+// itself: the caller holds one and passes its record (fence and key).
 type Driver struct {
 	nc    *nats.Conn
 	id    string
 	fence uint64
+	key   string
 	// Timeout bounds a call whose context has no deadline.
 	Timeout time.Duration
 }
 
 var _ device.Driver = (*Driver)(nil)
 
-// NewDriver drives device id with the lease fence.
-func NewDriver(nc *nats.Conn, id string, fence uint64) *Driver {
-	return &Driver{nc: nc, id: id, fence: fence, Timeout: time.Minute}
+// NewDriver drives device id under the lease rec (its Fence and Key, as
+// Take returned them).
+func NewDriver(nc *nats.Conn, id string, rec lease.Record) *Driver {
+	return &Driver{nc: nc, id: id, fence: rec.Fence, key: rec.Key, Timeout: time.Minute}
 }
 
 func (d *Driver) do(ctx context.Context, method string, args, result any) error {
-	c := call{Fence: d.fence, Method: method}
+	c := call{Fence: d.fence, Key: d.key, Method: method}
 	if args != nil {
 		c.Args, _ = json.Marshal(args)
 	}

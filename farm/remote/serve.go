@@ -16,8 +16,9 @@ import (
 type Opener func(ctx context.Context) (device.Driver, func(), error)
 
 // Serve answers calls to devices (by ID) until ctx ends. Each call's fence
-// is checked against the device's current lease first; a call with a
-// stale fence is refused, and the session it belonged to is closed. A
+// and key are checked against the device's current lease first; a call
+// with a stale fence is refused, and the session it belonged to is
+// closed; one without the lease's key is refused. A
 // device's calls are answered one at a time, in order.
 func Serve(ctx context.Context, nc *nats.Conn, leases *lease.Leaser, devices map[string]Opener, log *slog.Logger) error {
 	for id, open := range devices {
@@ -68,7 +69,7 @@ func (s *session) handle(ctx context.Context, m *nats.Msg) {
 }
 
 func (s *session) call(ctx context.Context, c call) (any, error) {
-	if err := s.leases.Check(ctx, s.id, c.Fence); err != nil {
+	if err := s.leases.Check(ctx, s.id, c.Fence, c.Key); err != nil {
 		s.mu.Lock()
 		stale := s.fence == c.Fence
 		s.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apexagent/apex/farm/lease"
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats.go"
 )
@@ -53,8 +54,8 @@ func IsWebSocket(r *http.Request) bool {
 // until either side closes it or ended is closed (the lease ended). up is
 // r as the host may see it (stripped of tickets, cookies and tokens); r
 // itself is what the browser sent, whose origin the door checks.
-func ProxyWebSocket(nc *nats.Conn, id string, fence uint64, path string, w http.ResponseWriter, r, up *http.Request, ended <-chan struct{}) {
-	req := httpRequest{Fence: fence, Method: http.MethodGet, Path: path, Query: up.URL.RawQuery, Header: handshakeless(up.Header), WebSocket: true}
+func ProxyWebSocket(nc *nats.Conn, id string, rec lease.Record, path string, w http.ResponseWriter, r, up *http.Request, ended <-chan struct{}) {
+	req := httpRequest{Fence: rec.Fence, Key: rec.Key, Method: http.MethodGet, Path: path, Query: up.URL.RawQuery, Header: handshakeless(up.Header), WebSocket: true}
 	head, sub, ok := ask(r.Context(), nc, id, &req, w)
 	if !ok {
 		return

@@ -63,7 +63,7 @@ func TestWebSocketRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	door := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		remote.ProxyWebSocket(nc, "h1/d1", l.Fence(), "/ws", w, r, r, l.Done())
+		remote.ProxyWebSocket(nc, "h1/d1", l.Record(), "/ws", w, r, r, l.Done())
 	}))
 	defer door.Close()
 
@@ -109,7 +109,7 @@ func leased(ctx context.Context, t *testing.T) (*nats.Conn, *lease.Leaser, *leas
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := leases.Acquire(ctx, "h1/d1", "test", "")
+	l, err := leases.Acquire(ctx, lease.Record{Resource: "h1/d1", Holder: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestWebSocketFlowControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, _ := json.Marshal(map[string]any{"fence": l.Fence(), "method": "GET", "path": "/ws", "chunks": down, "cancel": down + ".up", "websocket": true})
+	req, _ := json.Marshal(map[string]any{"fence": l.Fence(), "key": l.Record().Key, "method": "GET", "path": "/ws", "chunks": down, "cancel": down + ".up", "websocket": true})
 	head, err := nc.RequestWithContext(ctx, remote.HTTPSubject("h1/d1"), req)
 	if err != nil || !strings.Contains(string(head.Data), `"status":101`) {
 		t.Fatalf("open the socket: %v %s", err, head.Data)
