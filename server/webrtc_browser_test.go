@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 	"github.com/chromedp/chromedp"
 )
@@ -34,7 +35,7 @@ func TestWebRTCPreviewInBrowser(t *testing.T) {
 	}
 	// The first frame waits for ffmpeg to start: slow under the race
 	// detector on a busy machine.
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`document.getElementById("transport").dataset.transport === "webrtc" && window.apexPreview.shown()`, chromedp.WithPollingTimeout(60*time.Second)))); err != nil {
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`document.getElementById("transport").dataset.transport === "webrtc" && window.apexPreview.shown()`, chromedp.WithPollingTimeout(patience.Of(60*time.Second))))); err != nil {
 		t.Fatalf("waiting for the WebRTC preview: %v; the page says %q", err, eval[string](t, ctx, `document.getElementById("transport").textContent + " / " + document.getElementById("preview-msg").textContent`))
 	}
 	if got := eval[string](t, ctx, `document.getElementById("transport").textContent`); got != "WebRTC" {
@@ -42,7 +43,7 @@ func TestWebRTCPreviewInBrowser(t *testing.T) {
 	}
 	changeScreen(t, p)
 	before := eval[int](t, ctx, `window.apexRTC.frames`)
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`window.apexRTC.frames >= `+itoa(before+5), chromedp.WithPollingTimeout(60*time.Second)))); err != nil {
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`window.apexRTC.frames >= `+itoa(before+5), chromedp.WithPollingTimeout(patience.Of(60*time.Second))))); err != nil {
 		t.Fatalf("waiting for five more frames of a changing screen over WebRTC (%d after %d): %v", eval[int](t, ctx, `window.apexRTC.frames`), before, err)
 	}
 	// The browser's own count: each poll asks for the stats, and reads
