@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/agent"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/internal/recordtest"
 	"github.com/apexagent/apex/store"
 )
@@ -32,8 +33,7 @@ func noEnv(string) string { return "" }
 func TestActOnSim(t *testing.T) {
 	env, out := actEnv(false)
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.login", Dir: dir, Config: "", Getenv: noEnv,
 		Goal: `type "demo" into "Username", type "apex123" into "Password", tap "Sign in", then check "Welcome, demo!" exists`})
 	if err != nil {
@@ -56,8 +56,7 @@ func TestActOnSim(t *testing.T) {
 }
 
 func TestActJSONAndExitCodes(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	env, out := actEnv(true)
 	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Getenv: noEnv,
 		Goal: `点击“购物清单”，确认出现“共 4 项，已完成 1 项”`})
@@ -101,7 +100,7 @@ func TestActOCR(t *testing.T) {
 		pass bool
 	}{{"auto", true}, {"off", false}} {
 		env, out := actEnv(false)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), patience.Of(60*time.Second))
 		err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true, Apps: []string{"../examples/apps/arcade.yaml"}}, Launch: "com.apex.arcade",
 			Dir: t.TempDir(), Getenv: noEnv, Goal: goal, OCR: tc.ocr})
 		cancel()
@@ -120,8 +119,7 @@ func TestActOCR(t *testing.T) {
 func TestActRecordsEveryStep(t *testing.T) {
 	env, out := actEnv(false)
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.android.settings", Dir: dir, Getenv: noEnv, OCR: "off",
 		Goal: `tap "Network & internet", tap "Wi-Fi"`})
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device/hub"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // TestPlaygroundBoots: the playground boots simulated phones on demand,
@@ -96,17 +98,13 @@ func sessionPID(t *testing.T, id string) int {
 	return 0
 }
 
-// processRuns reports whether pid runs, waiting up to 10s for it to end.
+// processRuns reports whether pid runs, waiting up to 10s (stretched by
+// patience) for it to end.
 func processRuns(pid int) bool {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			return true
+	return patience.Until(10*time.Second, func() error {
+		if syscall.Kill(pid, 0) == nil {
+			return fmt.Errorf("process %d runs", pid)
 		}
-	}
-	return false
+		return nil
+	}) != nil
 }

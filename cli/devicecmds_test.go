@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"net"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/apexagent/apex/adb"
 	"github.com/apexagent/apex/adb/adbtest"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/scene"
 	"github.com/apexagent/apex/sim"
 	"github.com/apexagent/apex/sim/adbd"
@@ -451,8 +453,8 @@ func startCommand(t *testing.T, args ...string) (out *syncBuffer, stop func() er
 			cancel()
 			select {
 			case err = <-done:
-			case <-time.After(20 * time.Second):
-				err = errors.New("did not end within 20 s of Ctrl-C")
+			case <-time.After(patience.Of(20 * time.Second)):
+				err = fmt.Errorf("did not end within %v of Ctrl-C", patience.Of(20*time.Second))
 			}
 		})
 		return err
@@ -465,16 +467,12 @@ func startCommand(t *testing.T, args ...string) (out *syncBuffer, stop func() er
 func waitFor(t *testing.T, out *syncBuffer, re string) {
 	t.Helper()
 	rx := regexp.MustCompile("(?m)" + re)
-	deadline := time.After(20 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !rx.MatchString(out.String()) {
-		select {
-		case <-deadline:
-			t.Fatalf("no line matching %s within 20 s; output:\n%s", re, out.String())
-		case <-tick.C:
+	patience.Poll(t, 20*time.Second, func() error {
+		if !rx.MatchString(out.String()) {
+			return fmt.Errorf("no line matching %s; output:\n%s", re, out.String())
 		}
-	}
+		return nil
+	})
 }
 
 // TestDevicesWatch follows phones as they are connected, refused, lost and

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 func TestMCPFlagErrors(t *testing.T) {
@@ -38,8 +39,7 @@ func TestMCPFlagErrors(t *testing.T) {
 // observes like any device.
 func TestMCPSimIOS(t *testing.T) {
 	env := &Env{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 30*time.Second)
 	cmd := newCmdMCP(env)
 	if err := cmd.ParseFlags([]string{"--sim=ios", "--adb=false"}); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/adb/adbtest"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/store"
 )
@@ -169,8 +170,7 @@ func TestDoListNamesThePlatform(t *testing.T) {
 func TestActNoModelSaysItOnce(t *testing.T) {
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Dir: t.TempDir(), Config: emptyFile(t), Getenv: noEnv, OCR: "auto",
 		Goal: "add the cheapest headphones to the cart"})
 	if err == nil {
@@ -193,8 +193,7 @@ func TestActNoModelSaysItOnce(t *testing.T) {
 func TestLaunchMissingSimApp(t *testing.T) {
 	t.Chdir("..") // where examples/apps/ is
 	env, out := actEnv(false)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	err := actRun(ctx, env, &ActOptions{Device: DeviceFlags{Sim: true}, Launch: "com.apex.arcade", Dir: t.TempDir(), Config: emptyFile(t), Getenv: noEnv, OCR: "auto", Goal: `tap "Play"`})
 	if err == nil || !strings.Contains(err.Error(), "add it with --app "+filepath.Join("examples", "apps", "arcade.yaml")) || strings.Contains(err.Error(), "adb shell") {
 		t.Errorf("err = %v; want the --app hint, not adb's\n%s", err, out)
@@ -249,8 +248,7 @@ func TestDeviceKilledThroughAdbServer(t *testing.T) {
 		},
 	}
 	env := &Env{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := patience.Context(t, 2*time.Minute)
 	if err := runRun(ctx, env, opts); err == nil {
 		t.Fatal("the run passed on a phone that went away")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/llm/llmtest"
 )
 
@@ -19,7 +20,7 @@ func startPlayground(t *testing.T, opts *PlaygroundOptions) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(60*time.Second))
 	opts.Device.Sim = true
 	opts.NoOpen = true
 	if opts.Dir == "" {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // Midscene's own PlaygroundSDK (npm @midscene/playground, remote
@@ -27,7 +29,7 @@ func TestPlaygroundMidsceneClient(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(3*time.Minute))
 	defer cancel()
 	url, done := servePlayground(t, ctx, env, &PlaygroundOptions{
 		Device:  DeviceFlags{Sim: true},

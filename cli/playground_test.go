@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apexagent/apex/internal/patience"
 )
 
 func TestListenFromSkipsBusyPorts(t *testing.T) {
@@ -77,7 +79,7 @@ func servePlayground(t *testing.T, ctx context.Context, env *Env, opts *Playgrou
 func TestPlaygroundSim(t *testing.T) {
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(40*time.Second))
 	defer cancel()
 	var opened []string
 	opts := &PlaygroundOptions{
@@ -124,19 +126,16 @@ func TestPlaygroundSim(t *testing.T) {
 	if code != 202 {
 		t.Fatalf("execute: %d %v", code, m)
 	}
-	for {
-		_, v := getJSON(t, "GET", url+"task-progress/"+m["requestId"].(string), nil)
-		if v["status"] != "running" {
-			if v["status"] != "done" {
-				t.Errorf("task: %v", v)
-			}
-			break
+	var v map[string]any
+	patience.Poll(t, 30*time.Second, func() error {
+		_, v = getJSON(t, "GET", url+"task-progress/"+m["requestId"].(string), nil)
+		if v["status"] == "running" {
+			return fmt.Errorf("the task still runs: %v", v)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("task never ended")
-		case <-time.After(20 * time.Millisecond):
-		}
+		return nil
+	})
+	if v["status"] != "done" {
+		t.Errorf("task: %v", v)
 	}
 
 	cancel()
@@ -262,7 +261,7 @@ func TestPlaygroundWithToken(t *testing.T) {
 	const token = "pg-token-Hq81"
 	var out, errOut, logs bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(40*time.Second))
 	defer cancel()
 	var opened []string
 	opts := &PlaygroundOptions{

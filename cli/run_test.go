@@ -18,6 +18,7 @@ import (
 	"github.com/apexagent/apex/adb/adbtest"
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/runner"
 	"github.com/apexagent/apex/sim/lab"
 )
@@ -216,8 +217,7 @@ func TestDeviceKilledMidRun(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := patience.Context(t, 2*time.Minute)
 	err := runRun(ctx, env, opts)
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 1 {

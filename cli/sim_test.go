@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/adb/proto"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/sim/lab"
 )
 
@@ -50,9 +51,9 @@ func runSim(t *testing.T, args ...string) (string, *lab.Lab, func() error) {
 	case err := <-done:
 		cancel()
 		t.Fatalf("apex %s ended early: %v\n%s", strings.Join(args, " "), err, errOut.String())
-	case <-time.After(30 * time.Second):
+	case <-time.After(patience.Of(30 * time.Second)):
 		cancel()
-		t.Fatal("apex sim did not start within 30 s")
+		t.Fatalf("apex sim did not start within %v", patience.Of(30*time.Second))
 	}
 	return "", nil, nil
 }

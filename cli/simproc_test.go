@@ -3,7 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -30,8 +30,7 @@ func TestPlaygroundSimProcessKilled(t *testing.T) {
 	if code, m := getJSON(t, "POST", url+"interact", map[string]any{"action": "Launch", "params": map[string]any{"app": "com.android.settings"}}); code != 200 {
 		t.Fatalf("launch Settings: %d %v", code, m)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	req, _ := http.NewRequestWithContext(ctx, "GET", url+"mjpeg", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -106,19 +105,12 @@ func waitStateFile(t *testing.T, pid int, want string) {
 	if file == "" {
 		t.Fatalf("the apex sim process %d was given no --state-file", pid)
 	}
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(10 * time.Second)
-	for {
-		if b, _ := os.ReadFile(file); bytes.Contains(b, []byte(want)) {
-			return
+	patience.Poll(t, 10*time.Second, func() error {
+		if b, _ := os.ReadFile(file); !bytes.Contains(b, []byte(want)) {
+			return fmt.Errorf("the state file %s does not hold %q", file, want)
 		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("the state file %s never held %q", file, want)
-		}
-	}
+		return nil
+	})
 }
 
 // TestPlaygroundRelaysTheSimEncoderCrash: the H.264 encoder (ffmpeg) runs

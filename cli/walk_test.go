@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/adb/adbtest"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // walkStep is what the newcomer walk does with one command of the README.
@@ -296,8 +296,7 @@ func TestNewcomerWalk(t *testing.T) {
 			cmd := exec.Command("bash", "-c", line)
 			cmd.Dir, cmd.Env = work, docEnv
 			if !step.serve {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				defer cancel()
+				ctx := patience.Context(t, 5*time.Minute)
 				cmd = exec.CommandContext(ctx, "bash", "-c", line)
 				cmd.Dir, cmd.Env = work, docEnv
 				cmd.Stdin = strings.NewReader("") // apex mcp reads stdin until it ends

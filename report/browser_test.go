@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/internal/browsertest"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 )
 
@@ -84,7 +85,7 @@ func TestReportInBrowser(t *testing.T) {
 		chromedp.Navigate("file://"+filepath.ToSlash(path)),
 		chromedp.WaitVisible(chromedp.CSS("#timeline")),
 		void(chromedp.Evaluate[bool](loadAll)),
-		void(chromedp.Poll[bool](allLoaded, chromedp.WithPollingTimeout(20*time.Second))),
+		void(chromedp.Poll[bool](allLoaded, chromedp.WithPollingTimeout(patience.Of(20*time.Second)))),
 	)
 	if err != nil {
 		t.Fatalf("open %s in chromium: %v", path, err)
@@ -176,7 +177,7 @@ func TestNoPlaygroundButtonsElsewhere(t *testing.T) {
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(u),
 			chromedp.WaitVisible(chromedp.CSS("#step-3")),
-			void(chromedp.Poll[bool](checked, chromedp.WithPollingTimeout(10*time.Second))),
+			void(chromedp.Poll[bool](checked, chromedp.WithPollingTimeout(patience.Of(10*time.Second)))),
 		)
 		if err != nil {
 			t.Fatalf("open %s: %v", u, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/agent"
 	"github.com/apexagent/apex/event"
 	"github.com/apexagent/apex/internal/labtest"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/sim/lab"
 	"github.com/apexagent/apex/store"
 )
@@ -23,8 +24,7 @@ import (
 // that matches only ignoring case stops for a person (review required).
 func goalRun(t *testing.T) (*store.Store, string, []event.Event) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := patience.Context(t, 2*time.Minute)
 	dev, drv := labtest.Android(t, lab.Options{Android: 1, Seed: 2}) // seed 2: the Shop's sale popup stays away
 	st, err := store.Open(t.TempDir())
 	if err != nil {

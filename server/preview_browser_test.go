@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 )
 
@@ -47,7 +48,7 @@ func TestH264PreviewInBrowser(t *testing.T) {
 	}
 	// The first frame waits for ffmpeg to start: slow under the race
 	// detector on a busy machine.
-	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`document.getElementById("transport").dataset.transport === "h264" && window.apexPreview.shown()`, chromedp.WithPollingTimeout(45*time.Second)))); err != nil {
+	if err := chromedp.Do(ctx, void(chromedp.Poll[bool](`document.getElementById("transport").dataset.transport === "h264" && window.apexPreview.shown()`, chromedp.WithPollingTimeout(patience.Of(45*time.Second))))); err != nil {
 		t.Fatalf("waiting for the H.264 preview: %v; the page says %q", err, eval[string](t, ctx, `document.getElementById("transport").textContent + " / " + document.getElementById("preview-msg").textContent`))
 	}
 	if got := eval[string](t, ctx, `document.getElementById("transport").textContent`); got != "H.264 (WebCodecs)" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/coder/websocket"
 
 	"github.com/apexagent/apex/video/h264"
@@ -89,8 +90,8 @@ func TestPreviewFollowsRotation(t *testing.T) {
 					return false
 				case got != portrait:
 					t.Fatalf("after the rotation a frame is %v: neither %v nor %v", got, portrait, landscape)
-				case time.Since(rotated) > 30*time.Second:
-					t.Fatalf("30 s after the rotation the frames are still %v", got)
+				case time.Since(rotated) > patience.Of(30*time.Second):
+					t.Fatalf("%v after the rotation the frames are still %v", patience.Of(30*time.Second), got)
 				}
 				return true
 			})
@@ -98,11 +99,11 @@ func TestPreviewFollowsRotation(t *testing.T) {
 	}
 }
 
-// h264 follows GET /preview/h264 until the test ends (at most 2 minutes).
+// h264 follows GET /preview/h264 until the test ends (at most 2 minutes,
+// stretched by patience).
 func (p *phone) h264(t *testing.T) (context.Context, *websocket.Conn) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
+	ctx := patience.Context(t, 2*time.Minute)
 	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(p.http.URL, "http")+"/preview/h264", nil)
 	if err != nil {
 		t.Fatal(err)

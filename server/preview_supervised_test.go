@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/chromedp/chromedp"
 
 	"github.com/apexagent/apex/internal/proctest"
@@ -36,7 +37,7 @@ func TestSupervisorCrashOnEvents(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate(p.http.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(tab, void(chromedp.Poll[bool](`window.apexPreview.shown()`, chromedp.WithPollingTimeout(45*time.Second)))); err != nil {
+	if err := chromedp.Do(tab, void(chromedp.Poll[bool](`window.apexPreview.shown()`, chromedp.WithPollingTimeout(patience.Of(45*time.Second))))); err != nil {
 		t.Fatalf("waiting for the preview: %v", err)
 	}
 	changeScreen(t, p)
@@ -100,8 +101,8 @@ func TestSupervisorCrashOnEvents(t *testing.T) {
 	restarted := time.Now()
 	for at := range frames {
 		if at.After(restarted) {
-			if d := at.Sub(killed); d > 5*time.Second {
-				t.Errorf("the preview resumed %v after ffmpeg was killed, want within 5 s", d)
+			if d := at.Sub(killed); d > patience.Of(5*time.Second) {
+				t.Errorf("the preview resumed %v after ffmpeg was killed, want within %v", d, patience.Of(5*time.Second))
 			}
 			return
 		}

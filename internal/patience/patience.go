@@ -6,6 +6,7 @@
 package patience
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -62,4 +63,13 @@ func Until(d time.Duration, cond func() error) error {
 		timer.Reset(wait)
 		<-timer.C
 	}
+}
+
+// Context is a context that ends when Of(d) has passed or t ends: the
+// deadline of work a test starts in its own process (a command run in
+// place, a server it serves).
+func Context(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), Of(d))
+	t.Cleanup(cancel)
+	return ctx
 }

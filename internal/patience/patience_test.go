@@ -1,6 +1,7 @@
 package patience
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -40,5 +41,24 @@ func TestUntil(t *testing.T) {
 				t.Errorf("Until asked %d times in %v; want it to ask again", calls, Of(tc.d))
 			}
 		})
+	}
+}
+
+// TestContext: the context's deadline is Of(d) away, and it ends with the
+// test that asked for it.
+func TestContext(t *testing.T) {
+	var ctx context.Context
+	t.Run("inner", func(t *testing.T) {
+		ctx = Context(t, time.Minute)
+		dl, ok := ctx.Deadline()
+		if left := time.Until(dl); !ok || left > Of(time.Minute) || left < Of(time.Minute)-10*time.Second {
+			t.Errorf("deadline in %v (set: %v); want about %v", left, ok, Of(time.Minute))
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the context ended before its test: %v", ctx.Err())
+		}
+	})
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("after its test the context's error is %v; want it canceled", ctx.Err())
 	}
 }

@@ -97,4 +97,7 @@ function showContext(c, notice) {
   box.appendChild(body);
 }
 
-openContext();
+// After app.js's start (its DOMContentLoaded listener comes first): a
+// context that arrived sooner had its step mode reset to the saved one
+// when the page's start bound the mode.
+document.addEventListener("DOMContentLoaded", openContext);
