@@ -84,8 +84,11 @@ var heavyPackages = []string{
 	"github.com/google/jsonschema-go/",
 	"encoding/gob",
 	"mvdan.cc/sh/",
+	"gopkg.in/yaml.v3",
+	"github.com/pkoukk/tiktoken-go",
 	"github.com/apexagent/apex/agent",
 	"github.com/apexagent/apex/farm",
+	"github.com/apexagent/apex/llm",
 	"github.com/apexagent/apex/mcp",
 	"github.com/apexagent/apex/runner",
 	"github.com/apexagent/apex/server",
@@ -199,6 +202,20 @@ func TestLightBuild(t *testing.T) {
 			}
 		})
 	}
+	t.Run("alone/devices with apex.yaml naming wda", func(t *testing.T) {
+		// This build links no YAML parser: an apex.yaml that may list
+		// iPhones (a wda: section) is the full build's to read.
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "apex.yaml"), []byte("wda:\n  urls: [http://127.0.0.1:1]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(b.light, "devices")
+		cmd.Env, cmd.Dir = p.env, dir
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "apex-full") {
+			t.Errorf("apex devices beside an apex.yaml with wda: and without apex-full: %v\n%s\nwant a failure naming apex-full", err, out)
+		}
+	})
 	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {}} {
 		t.Run("alone/"+strings.Join(args, " "), func(t *testing.T) {
 			out, err := run(t, args...)
