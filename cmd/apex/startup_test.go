@@ -276,7 +276,7 @@ func BenchmarkStartup(b *testing.B) {
 		argv       []string
 	}
 	source := []string{"source", "-d", p.serial}
-	for _, set := range []struct {
+	sets := []struct {
 		name string
 		cmds []cmdline
 	}{
@@ -294,7 +294,15 @@ func BenchmarkStartup(b *testing.B) {
 			{"light", "</hierarchy>", append([]string{bins.light}, source...)},
 			{"full", "</hierarchy>", append([]string{bins.full}, source...)},
 		}},
-	} {
+	}
+	// bench/startup.sh BASE=COMMIT: that commit's light build too, in the
+	// same rounds, for before and after in one run.
+	if old := os.Getenv("APEX_STARTUP_BASE"); old != "" {
+		sets[0].cmds = append(sets[0].cmds, cmdline{"base", "apex", []string{old, "version"}})
+		sets[1].cmds = append(sets[1].cmds, cmdline{"base", p.serial, []string{old, "devices"}})
+		sets[2].cmds = append(sets[2].cmds, cmdline{"base", "</hierarchy>", append([]string{old}, source...)})
+	}
+	for _, set := range sets {
 		b.Run(set.name, func(b *testing.B) {
 			walls := make([][]time.Duration, len(set.cmds))
 			cpus := make([][]time.Duration, len(set.cmds))
