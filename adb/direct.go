@@ -1,6 +1,7 @@
 package adb
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -137,7 +138,7 @@ func dialDirect(ctx context.Context, addr string, wto time.Duration, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect to adbd at %s: %v", ErrGone, addr, err)
 	}
-	c := &directConn{nc: nc, addr: addr, wto: wto, log: log, streams: map[uint32]*directStream{},
+	c := &directConn{nc: nc, r: bufio.NewReader(nc), addr: addr, wto: wto, log: log, streams: map[uint32]*directStream{},
 		nextID: 1, maxData: proto.MaxPayload, done: make(chan struct{})}
 	stop := context.AfterFunc(ctx, func() { nc.Close() })
 	err = c.handshake()
@@ -160,7 +161,7 @@ func (c *directConn) handshake() error {
 		return fmt.Errorf("%w: handshake with %s: %v", ErrGone, c.addr, err)
 	}
 	for {
-		m, err := proto.ReadMessage(c.nc, proto.MaxPayload)
+		m, err := proto.ReadMessage(c.r, proto.MaxPayload)
 		if err != nil {
 			return fmt.Errorf("%w: handshake with %s: %v", ErrGone, c.addr, err)
 		}

@@ -1,6 +1,7 @@
 package adb
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 // directConn is one live TCP connection to an adbd and its streams.
 type directConn struct {
 	nc      net.Conn
+	r       *bufio.Reader // nc's messages: one read takes a header and what follows it
 	addr    string
 	wto     time.Duration
 	log     *slog.Logger
@@ -85,7 +87,7 @@ func (c *directConn) fail(err error) {
 // data is queued and acknowledged when the stream's reader takes it.
 func (c *directConn) readLoop() {
 	for {
-		m, err := proto.ReadMessage(c.nc, proto.MaxPayload)
+		m, err := proto.ReadMessage(c.r, proto.MaxPayload)
 		if err != nil {
 			c.fail(err)
 			return
@@ -141,6 +143,13 @@ func (c *directConn) open(ctx context.Context, service string) (Stream, error) {
 	case <-s.opened:
 		return s, nil
 	case <-s.gone:
+		select {
+		case <-s.opened:
+			// OKAY then CLSE before this woke (a command with no
+			// output): opened, and its end is Read's io.EOF.
+			return s, nil
+		default:
+		}
 		if c.dead() {
 			return nil, fmt.Errorf("adb: open %q on %s: %w", service, c.addr, c.failure())
 		}

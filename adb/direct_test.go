@@ -65,6 +65,15 @@ func TestDirectServices(t *testing.T) {
 			t.Fatalf("fail = %d, %v, stderr %q; want 3 and the stderr", code, err, errOut.String())
 		}
 	})
+	t.Run("exec with no output", func(t *testing.T) {
+		// The device's OKAY and CLSE come one right after the other: the
+		// stream opened, and ended.
+		for range 200 {
+			if out, err := Exec(ctx, d, "true"); err != nil || len(out) != 0 {
+				t.Fatalf("Exec(true) = %q, %v; want no output and no error", out, err)
+			}
+		}
+	})
 	t.Run("unknown command", func(t *testing.T) {
 		_, err := Shell(ctx, d, "frobnicate")
 		var se *ShellError

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
-	"github.com/apexagent/apex/llm"
+	"github.com/apexagent/apex/internal/configfile"
 )
 
 // configUsage is the help of every command's --config.
@@ -12,10 +14,10 @@ const configUsage = "the apex.yaml to read (default: the nearest apex.yaml in th
 
 // configFile is the apex.yaml a command reads: the --config file, which
 // must exist, or else the one found as git finds its repository
-// (llm.FindConfigFile); "" when there is none.
+// (configfile.Find); "" when there is none.
 func configFile(flag string, getenv func(string) string) (string, error) {
 	if flag == "" {
-		return llm.FindConfigFile(".", getenv), nil
+		return configfile.Find(".", getenv), nil
 	}
 	if _, err := os.Stat(flag); err != nil {
 		return "", fmt.Errorf("--config %s: %w (leave --config out to use the nearest apex.yaml)", flag, err)
@@ -23,21 +25,14 @@ func configFile(flag string, getenv func(string) string) (string, error) {
 	return flag, nil
 }
 
-// loadModelConfig reads the model: section of the apex.yaml the --config
-// flag names or discovery finds, and the environment (getenv; nil means
-// os.Getenv).
-func loadModelConfig(env *Env, flag string, getenv func(string) string) (*llm.Config, error) {
-	if getenv == nil {
-		getenv = os.Getenv
+// readConfig reads apex.yaml; a missing file is none (nil, nil).
+func readConfig(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	file, err := configFile(flag, getenv)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	cfg, err := llm.LoadConfig(file, getenv)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Log = env.Log
-	return cfg, nil
+	return data, nil
 }

@@ -69,7 +69,10 @@ func deviceHosts(env *Env) ([]device.Host, error) { return newDeviceHosts(env, t
 
 // newDeviceHosts are deviceHosts; label reads each ready Android device's
 // model and screen size (a shell command each), which lists show and
-// opening a device does not need.
+// opening a device does not need. Without labels (opening one) the
+// Android driver does not first check that the device answers a shell
+// command: the command's own first call finds out, with the same retries,
+// one round trip and a features query sooner.
 func newDeviceHosts(env *Env, label bool) ([]device.Host, error) {
 	c, err := adb.NewClient(&adb.Options{Log: env.Log})
 	if err != nil {
@@ -79,7 +82,7 @@ func newDeviceHosts(env *Env, label bool) ([]device.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, NoLabels: !label, Log: env.Log, Driver: &android.Options{Log: env.Log}}), wh}, nil
+	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, NoLabels: !label, Log: env.Log, Driver: &android.Options{Log: env.Log, Unchecked: !label}}), wh}, nil
 }
 
 // openDevice opens the device f names, holding its lease (device/lease)
@@ -112,10 +115,7 @@ func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 		if t, err = reg.Resolve(ctx, f.ID); err != nil {
 			return nil, t, nil, err
 		}
-		open = func() (device.Driver, error) {
-			d, _, err := reg.Open(ctx, t.ID)
-			return d, err
-		}
+		open = func() (device.Driver, error) { return reg.OpenTarget(ctx, t) }
 	}
 	l, err := lease.Acquire(ctx, t.ID, &lease.Options{Wait: f.Wait, Command: f.command(), Waiting: func(e *lease.InUseError) {
 		fmt.Fprintf(env.Err, "apex: %v; waiting up to %v for it (--wait-device)\n", e, f.Wait)

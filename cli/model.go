@@ -292,3 +292,22 @@ func redPNG() []byte {
 	_ = png.Encode(&b, img) // cannot fail writing to memory
 	return b.Bytes()
 }
+
+// loadModelConfig reads the model: section of the apex.yaml the --config
+// flag names or discovery finds, and the environment (getenv; nil means
+// os.Getenv).
+func loadModelConfig(env *Env, flag string, getenv func(string) string) (*llm.Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	file, err := configFile(flag, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := llm.LoadConfig(file, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Log = env.Log
+	return cfg, nil
+}

@@ -145,16 +145,22 @@ func (r *Registry) Open(ctx context.Context, query string) (Driver, Target, erro
 	if err != nil {
 		return nil, Target{}, err
 	}
+	d, err := r.OpenTarget(ctx, t)
+	return d, t, err
+}
+
+// OpenTarget opens a device Resolve returned, without listing the hosts'
+// devices again.
+func (r *Registry) OpenTarget(ctx context.Context, t Target) (Driver, error) {
 	if !t.Ready() {
-		return nil, t, fmt.Errorf("device %s is %s: %s: %w", t.ID, t.State, t.Hint, ErrOffline)
+		return nil, fmt.Errorf("device %s is %s: %s: %w", t.ID, t.State, t.Hint, ErrOffline)
 	}
 	for _, h := range r.hosts {
 		if h.Name() == t.Host {
-			d, err := h.Open(ctx, t.Serial)
-			return d, t, err
+			return h.Open(ctx, t.Serial)
 		}
 	}
-	return nil, t, fmt.Errorf("device %s: host %q not registered: %w", t.ID, t.Host, ErrNotFound)
+	return nil, fmt.Errorf("device %s: host %q not registered: %w", t.ID, t.Host, ErrNotFound)
 }
 
 func ids(ts []Target) []string {

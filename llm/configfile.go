@@ -3,8 +3,6 @@ package llm
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -14,47 +12,6 @@ import (
 	"github.com/apexagent/apex/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
-
-// ConfigFileName is the file Apex reads its settings from.
-const ConfigFileName = "apex.yaml"
-
-// FindConfigFile finds apex.yaml the way git finds its repository: in dir
-// or the nearest of its parents that has one, else in
-// $XDG_CONFIG_HOME/apex/ (by default ~/.config/apex/). It returns "" when
-// there is none. getenv reads XDG_CONFIG_HOME and HOME; nil means
-// os.Getenv.
-func FindConfigFile(dir string, getenv func(string) string) string {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		for d := abs; ; d = filepath.Dir(d) {
-			if p := filepath.Join(d, ConfigFileName); isFile(p) {
-				return p
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	base := getenv("XDG_CONFIG_HOME")
-	if base == "" {
-		if home := getenv("HOME"); home != "" {
-			base = filepath.Join(home, ".config")
-		}
-	}
-	if base != "" {
-		if p := filepath.Join(base, "apex", ConfigFileName); isFile(p) {
-			return p
-		}
-	}
-	return ""
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
 
 // ConfigError is a problem in apex.yaml, at the line to fix.
 type ConfigError struct {

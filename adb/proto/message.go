@@ -72,7 +72,13 @@ func (m Message) Header() [HeaderSize]byte {
 	binary.LittleEndian.PutUint32(h[4:], m.Arg0)
 	binary.LittleEndian.PutUint32(h[8:], m.Arg1)
 	binary.LittleEndian.PutUint32(h[12:], uint32(len(m.Data)))
-	binary.LittleEndian.PutUint32(h[16:], Checksum(m.Data))
+	switch m.Command {
+	case CmdCNXN, CmdAUTH, CmdSTLS:
+		// As adb: a checksum where the peer's version is not known yet;
+		// 0 after it, since version 0x01000001 skips it (summing a
+		// screenshot's bytes was a tenth of its transport's CPU).
+		binary.LittleEndian.PutUint32(h[16:], Checksum(m.Data))
+	}
 	binary.LittleEndian.PutUint32(h[20:], m.Command^0xffffffff)
 	return h
 }

@@ -84,8 +84,11 @@ var heavyPackages = []string{
 	"github.com/google/jsonschema-go/",
 	"encoding/gob",
 	"mvdan.cc/sh/",
+	"gopkg.in/yaml.v3",
+	"github.com/pkoukk/tiktoken-go",
 	"github.com/apexagent/apex/agent",
 	"github.com/apexagent/apex/farm",
+	"github.com/apexagent/apex/llm",
 	"github.com/apexagent/apex/mcp",
 	"github.com/apexagent/apex/runner",
 	"github.com/apexagent/apex/server",
@@ -199,6 +202,20 @@ func TestLightBuild(t *testing.T) {
 			}
 		})
 	}
+	t.Run("alone/devices with apex.yaml naming wda", func(t *testing.T) {
+		// This build links no YAML parser: an apex.yaml that may list
+		// iPhones (a wda: section) is the full build's to read.
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "apex.yaml"), []byte("wda:\n  urls: [http://127.0.0.1:1]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(b.light, "devices")
+		cmd.Env, cmd.Dir = p.env, dir
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "apex-full") {
+			t.Errorf("apex devices beside an apex.yaml with wda: and without apex-full: %v\n%s\nwant a failure naming apex-full", err, out)
+		}
+	})
 	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {}} {
 		t.Run("alone/"+strings.Join(args, " "), func(t *testing.T) {
 			out, err := run(t, args...)
@@ -259,7 +276,7 @@ func BenchmarkStartup(b *testing.B) {
 		argv       []string
 	}
 	source := []string{"source", "-d", p.serial}
-	for _, set := range []struct {
+	sets := []struct {
 		name string
 		cmds []cmdline
 	}{
@@ -277,7 +294,15 @@ func BenchmarkStartup(b *testing.B) {
 			{"light", "</hierarchy>", append([]string{bins.light}, source...)},
 			{"full", "</hierarchy>", append([]string{bins.full}, source...)},
 		}},
-	} {
+	}
+	// bench/startup.sh BASE=COMMIT: that commit's light build too, in the
+	// same rounds, for before and after in one run.
+	if old := os.Getenv("APEX_STARTUP_BASE"); old != "" {
+		sets[0].cmds = append(sets[0].cmds, cmdline{"base", "apex", []string{old, "version"}})
+		sets[1].cmds = append(sets[1].cmds, cmdline{"base", p.serial, []string{old, "devices"}})
+		sets[2].cmds = append(sets[2].cmds, cmdline{"base", "</hierarchy>", append([]string{old}, source...)})
+	}
+	for _, set := range sets {
 		b.Run(set.name, func(b *testing.B) {
 			walls := make([][]time.Duration, len(set.cmds))
 			cpus := make([][]time.Duration, len(set.cmds))

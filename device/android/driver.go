@@ -41,6 +41,9 @@ type Options struct {
 	Log        *slog.Logger
 	// Close is called by Driver.Close, e.g. to drop a direct connection.
 	Close func() error
+	// Unchecked makes OpenWith skip its check that the device answers a
+	// shell command (for one-shot commands, whose first call finds out).
+	Unchecked bool
 }
 
 // Driver drives one Android device through an adb.Transport.
@@ -64,9 +67,12 @@ func Open(ctx context.Context, t adb.Transport, serial string) (*Driver, error) 
 	return OpenWith(ctx, t, serial, nil)
 }
 
-// OpenWith is Open with options.
+// OpenWith is Open with options (Options.Unchecked skips the check).
 func OpenWith(ctx context.Context, t adb.Transport, serial string, opts *Options) (*Driver, error) {
 	d := New(t, serial, opts)
+	if d.opts.Unchecked {
+		return d, nil
+	}
 	if err := d.call(ctx, "open", true, d.opts.Timeout, func(ctx context.Context) error {
 		_, err := d.shell(ctx, "true")
 		return err

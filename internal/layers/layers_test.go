@@ -30,7 +30,7 @@ var table = []struct {
 	layer string
 	pkgs  []string
 }{
-	{"leaves", []string{"event", "internal/yamlerr", "script", "internal/httpguard", "internal/tail", "video/h264", "video/frame", "internal/supervise", "internal/proctest", "internal/lazy", "internal/patience"}},
+	{"leaves", []string{"event", "internal/yamlerr", "script", "internal/httpguard", "internal/tail", "video/h264", "video/frame", "internal/supervise", "internal/proctest", "internal/lazy", "internal/patience", "internal/configfile"}},
 	{"wire", []string{"adb/proto", "adb", "adb/adbtest", "wda", "wda/wdatest"}},
 	{"device", []string{"device", "device/android", "device/ios", "device/devicetest", "device/lease", "device/hub"}},
 	// internal/labtest starts a simulated phone and opens it with the

@@ -1,6 +1,7 @@
 package adbd
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -73,8 +74,11 @@ func (c *conn) serve() {
 	}()
 	go c.writeLoop()
 	remote := c.nc.RemoteAddr().String()
+	// One read takes a message's header and what follows it (the OKAYs
+	// and CLSEs in between a screenshot's WRTEs), not one read per part.
+	r := bufio.NewReader(c.nc)
 	for {
-		m, err := proto.ReadMessage(c.nc, proto.MaxPayload)
+		m, err := proto.ReadMessage(r, proto.MaxPayload)
 		if err != nil {
 			if c.ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				c.s.log.Warn("adbd: closing connection after a bad message", "remote", remote, "err", err)

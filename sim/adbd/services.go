@@ -151,8 +151,8 @@ func (p *packetWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// lockedWriter buffers output (so many small writes make few WRTEs) and
-// lets the goroutines of a pipeline share it.
+// lockedWriter buffers small writes (so many make few WRTEs) and lets the
+// goroutines of a pipeline share it.
 type lockedWriter struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -170,11 +170,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
-	if l.buf.Len()+len(p) > flushAt {
+	if l.buf.Len()+len(p) > flushAt || len(p) >= flushAt/2 {
 		if err := l.flushLocked(); err != nil {
 			return 0, err
 		}
-		if len(p) > flushAt {
+		// A large write (a screenshot) goes as it is: copying it into
+		// the buffer first cost a fresh, cleared buffer per command.
+		if len(p) >= flushAt/2 {
 			if _, err := l.w.Write(p); err != nil {
 				l.err = err
 				return 0, err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -36,6 +37,17 @@ func (s *Server) RunShell(ctx context.Context, script string, stdin io.Reader, s
 	if err != nil {
 		fmt.Fprintf(stderr, "/system/bin/sh: %v\n", err)
 		return 1
+	}
+	if args := plainCall(file); args != nil {
+		if cmd, _, ok := lookCommand(args[0]); ok {
+			// What the interpreter would do with this line, without its
+			// start (a pipe and a goroutine for stdin, the runner's state):
+			// most of an `exec:` screencap's cost besides the screenshot.
+			if stdin == nil {
+				stdin = strings.NewReader("")
+			}
+			return cmd(ctx, &Cmd{s: s, Args: args, Dir: "/", Env: plainEnv(), Stdin: stdin, Stdout: stdout, Stderr: stderr})
+		}
 	}
 	in, cleanup, err := stdinFile(stdin)
 	if err != nil {
@@ -122,19 +134,63 @@ func stdinFile(r io.Reader) (*os.File, func(), error) {
 	return pr, func() { pr.Close(); pw.Close() }, nil
 }
 
-// exec runs one external command; it never reaches the host's programs.
-func (s *Server) exec(ctx context.Context, args []string) error {
-	hc := interp.HandlerCtx(ctx)
-	name := args[0]
+// plainCall returns the words of a script that is one command of plain
+// words (no quotes, expansions, globs, redirections, assignments or
+// operators), as the shell's parser read it; nil for anything else, which
+// the interpreter runs.
+func plainCall(file *syntax.File) []string {
+	if len(file.Stmts) != 1 {
+		return nil
+	}
+	st := file.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || st.Disown || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return nil
+	}
+	args := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		if len(w.Parts) != 1 {
+			return nil
+		}
+		lit, ok := w.Parts[0].(*syntax.Lit)
+		// Backslashes (quote removal), braces, tildes and glob characters
+		// are the interpreter's to expand.
+		if !ok || strings.ContainsAny(lit.Value, `\{}~*?[]`) {
+			return nil
+		}
+		args[i] = lit.Value
+	}
+	if interp.IsBuiltin(args[0]) {
+		return nil
+	}
+	return args
+}
+
+// plainEnv is the environment of a plain command line: the shell's, with
+// the working directory it starts in.
+var plainEnv = sync.OnceValue(func() expand.Environ {
+	return expand.ListEnviron(append([]string{"PWD=/"}, shellEnv...)...)
+})
+
+// lookCommand finds a simulated Android command by its name or its path
+// in one of binDirs. name is the name it goes by, "" for a path elsewhere.
+func lookCommand(arg0 string) (cmd command, name string, ok bool) {
+	name = arg0
 	if strings.Contains(name, "/") {
 		if !binDirs[path.Dir(name)] {
-			fmt.Fprintf(hc.Stderr, "/system/bin/sh: %s: inaccessible or not found\n", name)
-			return interp.NewExitStatus(127)
+			return nil, "", false
 		}
 		name = path.Base(name)
 	}
-	cmd, ok := commands[name]
-	if !ok && interp.IsBuiltin(name) {
+	cmd, ok = commands[name]
+	return cmd, name, ok
+}
+
+// exec runs one external command; it never reaches the host's programs.
+func (s *Server) exec(ctx context.Context, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	cmd, name, ok := lookCommand(args[0])
+	if !ok && name != "" && interp.IsBuiltin(name) {
 		// `exec echo …`, `nohup true`: toybox has these as programs too.
 		return exitStatus(s.RunShell(ctx, shellJoin(args), hc.Stdin, hc.Stdout, hc.Stderr))
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // sh runs a script on a fresh server over the fake phone.
@@ -154,4 +156,65 @@ func TestActiveWindow(t *testing.T) {
 	if got := string(activeWindow([]byte("<broken"), "x")); got != "<broken" {
 		t.Fatalf("activeWindow(broken) = %q", got)
 	}
+}
+
+// TestPlainCommandLines: a line of one command with plain words runs
+// without the interpreter, and gives what the interpreter gives for the
+// same line spelt with quotes (which the interpreter runs).
+func TestPlainCommandLines(t *testing.T) {
+	tests := []struct {
+		script string
+		plain  bool
+		quoted string // the same command line for the interpreter; "" if plain is false
+	}{
+		{script: "getprop ro.product.model", plain: true, quoted: "getprop 'ro.product.model'"},
+		{script: "/system/bin/getprop ro.product.model", plain: true, quoted: "'/system/bin/getprop' ro.product.model"},
+		{script: "screencap -h", plain: true, quoted: "screencap '-h'"},
+		{script: "ls /sdcard/nope", plain: true, quoted: "ls '/sdcard/nope'"},
+		{script: "getprop", plain: true, quoted: "'getprop'"},
+		{script: "echo hi"},                   // a builtin
+		{script: "nosuch x"},                  // not a command: the shell's message
+		{script: "/data/local/tmp/getprop x"}, // a path outside the bin directories
+		{script: "getprop 'ro.product.model'"},
+		{script: `getprop ro\.product.model`},
+		{script: "ls /sdcard/*"},
+		{script: "ls ~"},
+		{script: "ls {a,b}"},
+		{script: "getprop $HOME"},
+		{script: "getprop ro.product.model > /dev/null"},
+		{script: "A=1 getprop"},
+		{script: "getprop; getprop"},
+		{script: "getprop | getprop"},
+		{script: "! getprop"},
+		{script: "getprop &"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.script, func(t *testing.T) {
+			file, err := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)).Parse(strings.NewReader(tc.script), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := plainCall(file)
+			_, _, known := lookCommand(args0(args))
+			if got := args != nil && known; got != tc.plain {
+				t.Fatalf("plain = %v (words %q); want %v", got, args, tc.plain)
+			}
+			if !tc.plain {
+				return
+			}
+			s := NewServer(newFakePhone(), nil)
+			out, errs, code := sh(t, s, tc.script)
+			wantOut, wantErr, wantCode := sh(t, s, tc.quoted)
+			if out != wantOut || errs != wantErr || code != wantCode {
+				t.Errorf("plain: %q %q %d; interpreted (%s): %q %q %d", out, errs, code, tc.quoted, wantOut, wantErr, wantCode)
+			}
+		})
+	}
+}
+
+func args0(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
 }

@@ -22,13 +22,16 @@ type stream struct {
 	ctx           context.Context
 	cancel        context.CancelFunc
 
-	mu     sync.Mutex
-	in     [][]byte
-	eof    bool
-	wake   chan struct{}
-	ack    chan struct{}
-	wmu    sync.Mutex // one Write at a time keeps WRTE/OKAY in lockstep
-	closed sync.Once
+	mu   sync.Mutex
+	in   [][]byte
+	eof  bool
+	wake chan struct{}
+	ack  chan struct{}
+	wmu  sync.Mutex // one Write at a time keeps WRTE/OKAY in lockstep
+	// unacked is set while the host has not yet acknowledged the last
+	// WRTE (under wmu).
+	unacked bool
+	closed  sync.Once
 	// opened is closed when the host accepts a stream the device opened
 	// (see conn.dial); nil for streams the host opened.
 	opened chan struct{}
@@ -109,11 +112,23 @@ func (st *stream) Read(p []byte) (int, error) {
 	}
 }
 
+// Write sends p in WRTEs, each after the host's OKAY for the one before.
+// It does not wait for the OKAY of its last WRTE: a command's output ends
+// (CLSE) without a round trip, as the host keeps what it received until
+// it has read it.
 func (st *stream) Write(p []byte) (int, error) {
 	st.wmu.Lock()
 	defer st.wmu.Unlock()
 	written := 0
 	for len(p) > 0 {
+		if st.unacked {
+			select {
+			case <-st.ack:
+				st.unacked = false
+			case <-st.ctx.Done():
+				return written, errStreamClosed
+			}
+		}
 		if st.ctx.Err() != nil {
 			return written, errStreamClosed
 		}
@@ -121,11 +136,7 @@ func (st *stream) Write(p []byte) (int, error) {
 		if err := st.c.write(proto.Message{Command: proto.CmdWRTE, Arg0: st.local, Arg1: st.remote, Data: p[:n]}); err != nil {
 			return written, errStreamClosed
 		}
-		select {
-		case <-st.ack:
-		case <-st.ctx.Done():
-			return written, errStreamClosed
-		}
+		st.unacked = true
 		written += n
 		p = p[n:]
 	}

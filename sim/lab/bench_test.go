@@ -214,3 +214,39 @@ func liveMemory(b *testing.B) (heap, rss int64) {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc), benchtest.ProcStatus(b, "VmRSS")
 }
+
+// BenchmarkADBDExec is what the device protocol costs one `exec:` on the
+// simulated phone, beside the phone's own work: a screencap of an
+// unchanged screen (the phone answers with the PNG it kept) and a plain
+// command, each over one direct connection, against Phone.Screenshot
+// in-process. cpu-us/op is the whole process's CPU (client, adbd, phone).
+func BenchmarkADBDExec(b *testing.B) {
+	dev := startLab(b, 1).Devices()[0]
+	ctx := benchCtx(b)
+	d, err := adb.Dial(ctx, dev.Addr, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	cpu := func(b *testing.B, f func() error) {
+		b.ReportAllocs()
+		if err := f(); err != nil { // the first screenshot draws the screen
+			b.Fatal(err)
+		}
+		c0 := benchtest.CPU()
+		for b.Loop() {
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(benchtest.CPU()-c0)/float64(time.Microsecond)/float64(b.N), "cpu-us/op")
+	}
+	for _, cmd := range []string{"screencap -p", "getprop ro.product.model"} {
+		b.Run(cmd, func(b *testing.B) {
+			cpu(b, func() error { _, err := adb.Exec(ctx, d, cmd); return err })
+		})
+	}
+	b.Run("in-process screenshot", func(b *testing.B) {
+		cpu(b, func() error { _, err := dev.Phone.Screenshot(); return err })
+	})
+}

@@ -1,4 +1,4 @@
-package llm
+package configfile
 
 import (
 	"os"
@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestFindConfigFile: apex.yaml is found as git finds .git — in the
+// TestFind: apex.yaml is found as git finds .git — in the
 // directory or the nearest parent with one — and then in the user's
 // config directory.
-func TestFindConfigFile(t *testing.T) {
+func TestFind(t *testing.T) {
 	root := t.TempDir()
 	project := filepath.Join(root, "project")
 	deep := filepath.Join(project, "tests", "smoke")
@@ -36,23 +36,23 @@ func TestFindConfigFile(t *testing.T) {
 			return ""
 		}
 	}
-	if got := FindConfigFile(deep, env("HOME", home)); got != "" {
+	if got := Find(deep, env("HOME", home)); got != "" {
 		t.Fatalf("with no apex.yaml anywhere: %q", got)
 	}
-	inHome := write(filepath.Join(home, ".config", "apex", ConfigFileName))
-	if got := FindConfigFile(deep, env("HOME", home)); got != inHome {
+	inHome := write(filepath.Join(home, ".config", "apex", Name))
+	if got := Find(deep, env("HOME", home)); got != inHome {
 		t.Errorf("~/.config/apex: got %q, want %q", got, inHome)
 	}
-	inXDG := write(filepath.Join(xdg, "apex", ConfigFileName))
-	if got := FindConfigFile(deep, env("HOME", home, "XDG_CONFIG_HOME", xdg)); got != inXDG {
+	inXDG := write(filepath.Join(xdg, "apex", Name))
+	if got := Find(deep, env("HOME", home, "XDG_CONFIG_HOME", xdg)); got != inXDG {
 		t.Errorf("$XDG_CONFIG_HOME/apex: got %q, want %q", got, inXDG)
 	}
-	inProject := write(filepath.Join(project, ConfigFileName))
-	if got := FindConfigFile(deep, env("HOME", home, "XDG_CONFIG_HOME", xdg)); got != inProject {
+	inProject := write(filepath.Join(project, Name))
+	if got := Find(deep, env("HOME", home, "XDG_CONFIG_HOME", xdg)); got != inProject {
 		t.Errorf("a parent's: got %q, want %q", got, inProject)
 	}
-	here := write(filepath.Join(deep, ConfigFileName))
-	if got := FindConfigFile(deep, env("XDG_CONFIG_HOME", xdg)); got != here {
+	here := write(filepath.Join(deep, Name))
+	if got := Find(deep, env("XDG_CONFIG_HOME", xdg)); got != here {
 		t.Errorf("the directory's own: got %q, want %q", got, here)
 	}
 }
