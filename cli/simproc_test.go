@@ -122,8 +122,7 @@ func TestPlaygroundRelaysTheSimEncoderCrash(t *testing.T) {
 		t.Skip("no ffmpeg here: the simulated phone cannot encode H.264 (make deps installs it)")
 	}
 	url := startPlayground(t, &PlaygroundOptions{Port: 0})
-	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(60*time.Second))
-	defer cancel()
+	ctx := patience.Context(t, 60*time.Second)
 	req, _ := http.NewRequestWithContext(ctx, "GET", url+"events", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
