@@ -191,8 +191,9 @@ func (s *Server) exec(ctx context.Context, args []string) error {
 	hc := interp.HandlerCtx(ctx)
 	cmd, name, ok := lookCommand(args[0])
 	if !ok && name != "" && interp.IsBuiltin(name) {
-		// `exec echo …`, `nohup true`: toybox has these as programs too.
-		return exitStatus(s.RunShell(ctx, shellJoin(args), hc.Stdin, hc.Stdout, hc.Stderr))
+		// `exec echo …`, `nohup true`, `/system/bin/echo`: toybox has
+		// these as programs too. By its name: a path would come back here.
+		return exitStatus(s.RunShell(ctx, shellJoin(append([]string{name}, args[1:]...)), hc.Stdin, hc.Stdout, hc.Stderr))
 	}
 	if !ok {
 		fmt.Fprintf(hc.Stderr, "/system/bin/sh: %s: inaccessible or not found\n", args[0])

@@ -27,6 +27,7 @@ func TestShellCommands(t *testing.T) {
 		stderr string // substring of stderr
 	}{
 		{script: "getprop ro.product.model", out: `^Apex Sim Phone\n$`},
+		{script: "/system/bin/echo hi", out: `^hi\n$`}, // a builtin by its path (it recursed until out of files)
 		{script: "getprop no.such.prop", out: `^\n$`},
 		{script: "getprop sys.boot_completed", out: `^1\n$`},
 		{script: "getprop | grep -c ro.product", out: `^[3-9]\n$`},
