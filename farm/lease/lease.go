@@ -80,6 +80,17 @@ type Leaser struct {
 	js  jetstream.JetStream
 	kv  jetstream.KeyValue
 	ttl time.Duration
+	// wrote keeps, by resource, the last lease record this Leaser wrote
+	// and its revision: renewing it is then one compare-and-swap against
+	// that revision, without reading the lease from the bucket's leader
+	// first (two round trips through a busy cluster made renewals late).
+	wrote sync.Map // resource → written
+}
+
+// written is a lease record as a Leaser wrote it, and its revision.
+type written struct {
+	rec Record
+	rev uint64
 }
 
 // New opens the lease bucket; its TTL is the lease TTL.
@@ -139,10 +150,12 @@ func (l *Leaser) Take(ctx context.Context, want Record) (Record, error) {
 	// after the audit log below (slow on a busy cluster).
 	rec.Fence, rec.Renewed = rev, time.Now()
 	data, _ = json.Marshal(rec)
-	if _, err := l.kv.Update(ctx, k, data, rev); err != nil {
+	rev2, err := l.kv.Update(ctx, k, data, rev)
+	if err != nil {
 		l.kv.Delete(context.WithoutCancel(ctx), k, jetstream.LastRevision(rev))
 		return Record{}, fmt.Errorf("lease: acquire %s: %w", resource, err)
 	}
+	l.wrote.Store(resource, written{rec, rev2})
 	if err := audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseAcquired, Actor: holder, Resource: resource, Run: run, Fence: rev}); err != nil {
 		l.kv.Delete(context.WithoutCancel(ctx), k, jetstream.LastRevision(rev))
 		return Record{}, err
@@ -153,10 +166,29 @@ func (l *Leaser) Take(ctx context.Context, want Record) (Record, error) {
 
 // Renew keeps the lease rec (its resource, holder and fence) alive. It
 // fails with an error wrapping ErrLost when the lease is no longer rec's:
-// expired, broken, or taken anew. It reads the lease first, so any
+// expired, broken, or taken anew. A lease this Leaser wrote last is
+// renewed in one compare-and-swap; any other is read first, so any
 // control-plane member (the farm API) may renew a client's lease.
 func (l *Leaser) Renew(ctx context.Context, rec Record) error {
 	key := farm.Key(rec.Resource)
+	if v, ok := l.wrote.Load(rec.Resource); ok {
+		w := v.(written)
+		if w.rec.Fence == rec.Fence && w.rec.Holder == rec.Holder {
+			cur := w.rec
+			cur.Renewed = time.Now()
+			data, _ := json.Marshal(cur)
+			rev, err := l.kv.Update(ctx, key, data, w.rev)
+			if err == nil {
+				l.wrote.CompareAndSwap(rec.Resource, v, written{cur, rev})
+				return nil
+			}
+			if !farm.Conflict(err) {
+				return err
+			}
+			// Someone wrote it since (another member, a break, the
+			// expiry's marker): read it.
+		}
+	}
 	for try := 0; ; try++ {
 		data, rev, ok, err := farm.LeaderGet(ctx, l.js, farm.BucketLeases, key)
 		if err != nil {
@@ -173,7 +205,10 @@ func (l *Leaser) Renew(ctx context.Context, rec Record) error {
 		data, _ = json.Marshal(cur)
 		// Update publishes without a per-key TTL; the bucket's TTL restarts
 		// with every message, which is what renews the lease.
-		_, err = l.kv.Update(ctx, key, data, rev)
+		rev, err = l.kv.Update(ctx, key, data, rev)
+		if err == nil {
+			l.wrote.Store(rec.Resource, written{cur, rev})
+		}
 		if err == nil || !farm.Conflict(err) || try == 2 {
 			return err
 		}
@@ -187,6 +222,9 @@ func (l *Leaser) Renew(ctx context.Context, rec Record) error {
 // the key if it is still rec's. The release is logged before the key
 // goes, so the audit log never shows the next holder first.
 func (l *Leaser) Release(ctx context.Context, rec Record, lost error) {
+	if v, ok := l.wrote.Load(rec.Resource); ok && v.(written).rec.Fence == rec.Fence {
+		l.wrote.CompareAndDelete(rec.Resource, v)
+	}
 	if lost != nil {
 		audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseLost, Actor: rec.Holder, Resource: rec.Resource, Run: rec.Run,
 			Fence: rec.Fence, Detail: lost.Error()})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
 )
@@ -137,5 +138,54 @@ func TestRenewalsFollowTheLastWrite(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestRenewIsOneRoundTrip: the Leaser that wrote a lease last renews it
+// with one compare-and-swap, without reading it from the bucket's leader
+// first; another (a control-plane member renewing for an API client)
+// reads it, and after that so does the first, once, to renew it again.
+func TestRenewIsOneRoundTrip(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nc, js := farmtest.Start(ctx, t, 0).Conn()
+	reads, err := nc.SubscribeSync("$JS.API.STREAM.MSG.GET.KV_" + farm.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() int {
+		t.Helper()
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		n, _, _ := reads.Pending()
+		for range n {
+			reads.NextMsg(time.Second)
+		}
+		return n
+	}
+	a, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lease.New(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := a.Take(ctx, lease.Record{Resource: "h1/d1", Holder: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read()
+	for i, step := range []struct {
+		who   *lease.Leaser
+		reads bool
+	}{{a, false}, {a, false}, {b, true}, {b, false}, {a, true}, {a, false}} {
+		if err := step.who.Renew(ctx, rec); err != nil {
+			t.Fatalf("renewal %d: %v", i+1, err)
+		}
+		if n := read(); (n > 0) != step.reads {
+			t.Errorf("renewal %d read the lease %d times, want reads=%v", i+1, n, step.reads)
+		}
 	}
 }
