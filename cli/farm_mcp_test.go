@@ -12,6 +12,7 @@ import (
 
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/lease"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/mcp"
 	"github.com/apexagent/apex/ocr"
 )
@@ -20,7 +21,7 @@ import (
 // client; device_open leases one (anyone else is refused it), its tools
 // drive it through its host, and device_close releases the lease.
 func TestMCPFarm(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	leases := farmtest.Leases(ctx, t, p)

@@ -15,6 +15,7 @@ import (
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/plane"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/sim/adbd/adbdtest"
 )
 
@@ -22,7 +23,7 @@ import (
 // and runs the script on it through the host; the device is free again
 // after, and apex farm devices lists it.
 func TestRunOnAFarmDevice(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	farmtest.WaitDevices(ctx, t, p, 1)
@@ -49,7 +50,7 @@ func TestRunOnAFarmDevice(t *testing.T) {
 // token lists devices but may not manage users, and stops working once
 // apex farm token revoke revokes it.
 func TestFarmUsersAndTokens(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	const root = "the-farm-admin-token"
 	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Token: root})
@@ -101,7 +102,7 @@ func TestFarmUsersAndTokens(t *testing.T) {
 // states and steps until it ends and exits 0 only when it passed; apex
 // farm runs filters by project, and apex farm report downloads the record.
 func TestFarmRunFollowRunsAndReport(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	dir := t.TempDir()
@@ -152,7 +153,7 @@ func TestFarmRunFollowRunsAndReport(t *testing.T) {
 // through the adb client) before a run that names it; without it the
 // same script fails, for the phone does not know the app.
 func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	dir := t.TempDir()
@@ -202,7 +203,7 @@ func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
 // runs lists A's runs only, and apex farm devices and leases name who
 // holds A's phone but not B's.
 func TestFarmProjectMembership(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	const root = "the-farm-admin-token"
 	p := farmtest.StartToken(ctx, t, root, 0)

@@ -21,6 +21,7 @@ import (
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -297,7 +298,7 @@ func TestFarmCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts five processes and runs 200 scripts")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(8*time.Minute))
 	defer cancel()
 	members, url := cluster(t)
 	hosts := map[string]*proc{}

@@ -20,6 +20,7 @@ import (
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -62,7 +63,7 @@ func twoProjects(ctx context.Context, t *testing.T) (*plane.Plane, jetstream.Jet
 // NATS, where its connection may not write runs or leases nor read B's
 // records.
 func TestMembershipOnEveryRequest(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p, adminJS, token, runs := twoProjects(ctx, t)
 	// Each run has a record.
@@ -260,7 +261,7 @@ func TestRevokedTokenStopsAtOnce(t *testing.T) {
 // her connection every read of runs, run events, leases and the audit
 // log, and every subscription but to her own inbox.
 func TestReadsFollowMembership(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p, adminJS, token, runs := twoProjects(ctx, t)
 	q, err := queue.Open(ctx, adminJS)

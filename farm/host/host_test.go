@@ -16,6 +16,7 @@ import (
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/remote"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/script"
 )
 
@@ -28,7 +29,7 @@ func load(data []byte, name string) (*script.Script, error) { return script.Load
 // by a host with two simulated phones; every run passes, which needs a
 // freshly reset phone each time.
 func TestRunsPassOnCleanPhones(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 2)
 	q := farmtest.Queue(ctx, t, p)

@@ -8,6 +8,7 @@ import (
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/queue"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // slow runs long enough to be canceled or timed out mid-run.
@@ -17,7 +18,7 @@ const slow = wifiOff + "      - sleep: 20000\n"
 // one past its timeout ends timed_out, and a project limited to one run at
 // a time never runs two at once although two phones are free.
 func TestCancelTimeoutAndProjectLimit(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 2)
 	q := farmtest.Queue(ctx, t, p)
@@ -79,7 +80,7 @@ func TestCancelTimeoutAndProjectLimit(t *testing.T) {
 // A's runs only; B's run, queued first, waits until a host of every
 // project comes.
 func TestHostOfSomeProjects(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()

@@ -12,6 +12,7 @@ import (
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/sim/lab"
 )
 
@@ -43,7 +44,7 @@ func (p *plugged) Targets(ctx context.Context) ([]device.Target, error) {
 // run pinned to it runs there), one unplugged is registered offline and
 // takes no runs until plugged in again.
 func TestHostRelistsDevicesAndPinnedRuns(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(4*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()

@@ -9,13 +9,14 @@ import (
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // TestHostBootsSimsForQueuedRuns: a host with --sim 1 --sim-max 3 boots
 // more simulated phones while runs wait for its one, serves the runs on
 // them, and shuts the extra phones down once they have been idle.
 func TestHostBootsSimsForQueuedRuns(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()

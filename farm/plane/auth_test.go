@@ -20,6 +20,7 @@ import (
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 // TestTokensAndRoles: an admin makes users, a project and tokens; each
@@ -29,7 +30,7 @@ import (
 // registers devices, none of them reads the tokens — and every admin
 // action is in the audit log.
 func TestTokensAndRoles(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	const root = "the-admins-own-farm-token"
 	p := farmtest.StartToken(ctx, t, root, 0)

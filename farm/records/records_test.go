@@ -13,6 +13,7 @@ import (
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/queue"
 	"github.com/apexagent/apex/farm/records"
+	"github.com/apexagent/apex/internal/patience"
 )
 
 const wifi = `sim:
@@ -29,7 +30,7 @@ tasks:
 // (report, screenshots), and the plane's retention deletes the ones a
 // project no longer keeps, by count and by age, leaving other projects'.
 func TestRecordsPerProjectWithRetention(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
 	p := farmtest.Start(ctx, t, 1)
 	_, js := p.Conn()
