@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/internal/supervise"
+	"github.com/apexagent/apex/internal/tail"
 	"github.com/apexagent/apex/video/frame"
 	"github.com/apexagent/apex/video/h264"
 )
@@ -321,8 +322,8 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 		if err != nil {
 			return err
 		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &limitedBuffer{buf: &stderr, n: 4096}
+		stderr := tail.New(4096) // ffmpeg says what went wrong last
+		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			return err
 		}
@@ -352,8 +353,8 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 			cancel()
 		}
 		werr := cmd.Wait()
-		if werr != nil && stderr.Len() > 0 {
-			werr = fmt.Errorf("%w: %s", werr, bytes.TrimSpace(stderr.Bytes()))
+		if said := stderr.String(); werr != nil && said != "" {
+			werr = fmt.Errorf("%w: %s", werr, said)
 		}
 		return werr
 	}
@@ -385,20 +386,4 @@ func (c *Cmd) recordH264(ctx context.Context, rec recording) int {
 		return 1
 	}
 	return c.recordEnd(err)
-}
-
-// limitedBuffer keeps the first n bytes written to it.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf *bytes.Buffer
-	n   int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.n - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
