@@ -113,6 +113,7 @@ async function refreshSession() {
   const seen = ui.pushed;
   try {
     const info = await api("GET", "/runtime-info");
+    ui.info = info; // what does not change while the server runs: the preview's transport lock
     if (ui.pushed === seen) setSession(info.session);
   } catch (e) {
     $("status").textContent = "server unreachable";

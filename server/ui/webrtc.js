@@ -13,16 +13,15 @@ const rtc = {
 window.apexRTC = rtc;
 
 // previewLock is the transport the host insists on ("webrtc"), or "", as
-// GET /runtime-info says (asked once: it does not change while the
-// server runs).
-let runtimeInfo = null;
+// GET /runtime-info says: the page's first answer (app.js keeps it in
+// ui.info), asked here only when the session came over the event stream
+// first.
 async function previewLock() {
-  if (!runtimeInfo) runtimeInfo = api("GET", "/runtime-info");
   try {
-    return (await runtimeInfo).previewTransport === "webrtc" ? "webrtc" : "";
+    const info = ui.info || (ui.info = await api("GET", "/runtime-info"));
+    return info.previewTransport === "webrtc" ? "webrtc" : "";
   } catch (e) {
-    runtimeInfo = null; // asked again next time; meanwhile the WebSocket will say what is wrong
-    return "";
+    return ""; // the WebSocket will say what is wrong
   }
 }
 
