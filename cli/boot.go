@@ -1,3 +1,5 @@
+//go:build !apexlite
+
 package cli
 
 import (

@@ -36,3 +36,13 @@ func readConfig(file string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// configuredWDAURLs are the URLs of the wda: section of the apex.yaml
+// discovery finds (none without one).
+func configuredWDAURLs() ([]string, error) {
+	file, _ := configFile("", os.Getenv)
+	if file == "" {
+		return nil, nil
+	}
+	return wdaURLsFromConfig(file)
+}

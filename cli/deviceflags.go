@@ -82,7 +82,11 @@ func newDeviceHosts(env *Env, label bool) ([]device.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, NoLabels: !label, Log: env.Log, Driver: &android.Options{Log: env.Log, Unchecked: !label}}), wh}, nil
+	hosts := []device.Host{android.NewHost(c, &android.HostOptions{StartServer: true, NoLabels: !label, Log: env.Log, Driver: &android.Options{Log: env.Log, Unchecked: !label}})}
+	if wh != nil {
+		hosts = append(hosts, wh)
+	}
+	return hosts, nil
 }
 
 // openDevice opens the device f names, holding its lease (device/lease)
@@ -104,8 +108,10 @@ func openDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 	var t device.Target
 	var open func() (device.Driver, error)
 	if url, ok := strings.CutPrefix(f.ID, wdaPrefix); ok {
-		t = wdaTarget(url)
-		open = func() (device.Driver, error) { return openWDA(ctx, env, url) }
+		var err error
+		if t, open, err = wdaDevice(ctx, env, url); err != nil {
+			return nil, t, nil, err
+		}
 	} else {
 		hosts, err := newDeviceHosts(env, false)
 		if err != nil {
@@ -142,6 +148,50 @@ func leaseError(err error) error {
 	}
 	return fmt.Errorf("%w: wait for it with --wait-device DURATION, or pick another device", err)
 }
+
+// wdaPrefix marks a --device value that is a WebDriverAgent URL
+// (--device wda:http://127.0.0.1:8100), opened without listing hosts.
+const wdaPrefix = "wda:"
+
+// wdaURLsEnv is ios.EnvURLs, named here for the light build, which links
+// no iOS driver (TestLightNamesMatch).
+const wdaURLsEnv = "APEX_WDA_URLS"
+
+// simFlag is --sim: a bool that also takes the platform to simulate
+// (--sim, --sim=android, --sim=ios).
+type simFlag struct {
+	on       *bool
+	platform *string
+}
+
+func (s simFlag) String() string {
+	if s.on == nil || !*s.on {
+		return "false"
+	}
+	if *s.platform != "" {
+		return *s.platform
+	}
+	return "true"
+}
+
+func (s simFlag) Set(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "android":
+		*s.on, *s.platform = true, ""
+		if strings.EqualFold(v, "android") {
+			*s.platform = "android"
+		}
+	case "ios", "iphone":
+		*s.on, *s.platform = true, "ios"
+	case "false", "0":
+		*s.on, *s.platform = false, ""
+	default:
+		return fmt.Errorf("%q: use --sim (an Android phone), --sim=android or --sim=ios", v)
+	}
+	return nil
+}
+
+func (s simFlag) Type() string { return "bool" }
 
 // FarmEnv and FarmTokenEnv name the environment variables that give --farm
 // and --token their defaults.

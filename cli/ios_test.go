@@ -13,6 +13,7 @@ import (
 
 	"github.com/apexagent/apex/adb/adbtest"
 	"github.com/apexagent/apex/device"
+	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/sim/lab"
 )
 
@@ -115,4 +116,12 @@ func TestWDADevices(t *testing.T) {
 		t.Errorf("apex run of an ios: script = %v\n%s", err, errOut)
 	}
 	mustFail(t, []string{"source", "--sim=windows"}, "--sim=ios")
+}
+
+// TestLightNamesMatch: the light build names the iPhones' environment
+// variable itself (it links no iOS driver); it must be the driver's.
+func TestLightNamesMatch(t *testing.T) {
+	if wdaURLsEnv != ios.EnvURLs {
+		t.Errorf("cli's wdaURLsEnv %q, the iOS driver's EnvURLs %q", wdaURLsEnv, ios.EnvURLs)
+	}
 }

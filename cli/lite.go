@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/apexagent/apex/device"
 	"github.com/spf13/cobra"
@@ -25,7 +26,10 @@ import (
 // FullBinary is the name of the full build beside the light one.
 const FullBinary = "apex-full"
 
-func addFaces(*cobra.Command, *Env) {}
+// addFaces adds no face; the shell completion scripts (cobra's default
+// completion command, which it would build on every run) are the full
+// build's too.
+func addFaces(root *cobra.Command, _ *Env) { root.CompletionOptions.DisableDefaultCmd = true }
 
 // handsOff reports whether args name no command of this build (or only
 // root: its help lists every command, which only the full build has).
@@ -57,6 +61,26 @@ func openSim(context.Context, *Env, *DeviceFlags) (device.Driver, device.Target,
 
 func openFarmDevice(context.Context, *Env, *DeviceFlags) (device.Driver, device.Target, func(), error) {
 	return nil, device.Target{}, nil, errHandOff
+}
+
+// wdaHost hands the command to the full build when WebDriverAgent URLs
+// are given (this build links no iOS driver: net/http and crypto/tls
+// were the largest part of its start); without any, there is no iPhone
+// to list.
+func wdaHost(*Env) (device.Host, error) {
+	urls, err := configuredWDAURLs()
+	if err != nil {
+		return nil, err
+	}
+	if len(urls) > 0 || strings.TrimSpace(strings.ReplaceAll(os.Getenv(wdaURLsEnv), ",", "")) != "" {
+		return nil, errHandOff
+	}
+	return nil, nil
+}
+
+// wdaDevice hands --device wda:URL to the full build.
+func wdaDevice(context.Context, *Env, string) (device.Target, func() (device.Driver, error), error) {
+	return device.Target{}, nil, errHandOff
 }
 
 // wdaURLsFromConfig hands the command to the full build when apex.yaml may

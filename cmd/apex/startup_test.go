@@ -94,6 +94,14 @@ var heavyPackages = []string{
 	"github.com/apexagent/apex/server",
 	"github.com/apexagent/apex/sim",
 	"github.com/apexagent/apex/store",
+	// iPhones (WebDriverAgent over HTTP), booted phones and the remote
+	// OCR engine: HTTP and TLS were the largest part of the light start.
+	"net/http",
+	"crypto/tls",
+	"github.com/apexagent/apex/device/ios",
+	"github.com/apexagent/apex/wda",
+	"github.com/apexagent/apex/device/hub",
+	"github.com/apexagent/apex/ocr/remote",
 }
 
 // TestLightBuildLinksNoHeavyPackage fails when a package the light build
@@ -148,22 +156,23 @@ func buildBoth(t testing.TB) builds {
 type phone struct {
 	serial, port string
 	env          []string
+	wda          string // a simulated iPhone's WebDriverAgent URL
 }
 
 func startPhone(t testing.TB) phone {
-	l, err := lab.Start(context.Background(), lab.Options{Seed: 1})
+	l, err := lab.Start(context.Background(), lab.Options{Seed: 1, Android: 1, IOS: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	dev := l.Devices()[0]
+	dev, iphone := l.Devices()[0], l.Devices()[1]
 	c := adbtest.StartServer(t)
 	adbtest.Connect(t, c, dev.Serial)
 	_, port, err := net.SplitHostPort(c.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return phone{dev.Serial, port, append(os.Environ(), "ANDROID_ADB_SERVER_PORT="+port, "ADB_SERVER_SOCKET=")}
+	return phone{dev.Serial, port, append(os.Environ(), "ANDROID_ADB_SERVER_PORT="+port, "ADB_SERVER_SOCKET="), iphone.URL}
 }
 
 // TestLightBuild runs the one-shot commands in the light build alone (no
@@ -216,7 +225,16 @@ func TestLightBuild(t *testing.T) {
 			t.Errorf("apex devices beside an apex.yaml with wda: and without apex-full: %v\n%s\nwant a failure naming apex-full", err, out)
 		}
 	})
-	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {}} {
+	t.Run("alone/devices with APEX_WDA_URLS", func(t *testing.T) {
+		// This build links no iOS driver: iPhones are the full build's.
+		cmd := exec.Command(b.light, "devices")
+		cmd.Env = append(slices.Clone(p.env), "APEX_WDA_URLS=http://127.0.0.1:1")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "apex-full") {
+			t.Errorf("apex devices with $APEX_WDA_URLS and without apex-full: %v\n%s\nwant a failure naming apex-full", err, out)
+		}
+	})
+	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {"source", "-d", "wda:http://127.0.0.1:1"}, {"completion", "bash"}, {}} {
 		t.Run("alone/"+strings.Join(args, " "), func(t *testing.T) {
 			out, err := run(t, args...)
 			if err == nil || !strings.Contains(out, "apex-full") || !strings.Contains(out, "make install") {
@@ -237,6 +255,9 @@ func TestLightBuild(t *testing.T) {
 		{"help", []string{"--help"}, "playground"},
 		{"source --sim", []string{"source", "--sim"}, "</hierarchy>"},
 		{"completion", []string{"__complete", "source", "--device", ""}, p.serial},
+		{"completion script", []string{"completion", "bash"}, "bash completion"},
+		// The full build drives the iPhones.
+		{"source -d wda:URL", []string{"source", "-d", "wda:" + p.wda}, "XCUIElementTypeApplication"},
 	} {
 		t.Run("handed/"+tc.name, func(t *testing.T) {
 			out, err := run(t, tc.args...)
@@ -245,6 +266,14 @@ func TestLightBuild(t *testing.T) {
 			}
 		})
 	}
+	t.Run("handed/devices with APEX_WDA_URLS", func(t *testing.T) {
+		cmd := exec.Command(b.light, "devices")
+		cmd.Env = append(slices.Clone(p.env), "APEX_WDA_URLS="+p.wda)
+		out, err := cmd.CombinedOutput()
+		if iphone := "wda/" + strings.TrimPrefix(p.wda, "http://"); err != nil || !strings.Contains(string(out), iphone) || !strings.Contains(string(out), p.serial) {
+			t.Errorf("apex devices with $APEX_WDA_URLS: %v\n%s\nwant %s and %s", err, out, iphone, p.serial)
+		}
+	})
 }
 
 // BenchmarkStartup runs both builds of apex (built for the benchmark) as

@@ -36,7 +36,7 @@ var table = []struct {
 	// internal/labtest starts a simulated phone and opens it with the
 	// Android driver: a test helper that sits above both.
 	{"sim", []string{"sim", "sim/adbd", "sim/adbd/adbdtest", "sim/wda", "sim/lab", "internal/labtest"}},
-	{"perception", []string{"scene", "ocr", "perceive", "internal/scenetest"}},
+	{"perception", []string{"scene", "ocr", "ocr/remote", "perceive", "internal/scenetest"}},
 	{"capability", []string{"action", "action/actiontest", "locate", "check"}},
 	{"engine", []string{"engine"}},
 	{"intelligence", []string{"llm", "llm/llmtest", "agent"}},

@@ -1,50 +1,51 @@
-package ocr
+package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/apexagent/apex/ocr"
 )
 
-// TestRemoteServesTesseract runs the remote client against Handler
-// serving the real Tesseract engine over loopback HTTP.
-func TestRemoteServesTesseract(t *testing.T) {
-	srv := httptest.NewServer(Handler(testEngine(t)))
-	defer srv.Close()
-	r := NewRemote(srv.URL, srv.Client())
-	img, words := canvasScreen(t)
-	want := words[6]
-	region := want.box.Inset(-30)
-	res, err := r.Recognize(context.Background(), img, &Options{Region: region})
-	if err != nil {
+// failing is an engine that fails every read.
+type failing struct{ err error }
+
+func (e failing) Recognize(context.Context, []byte, *ocr.Options) (*ocr.Result, error) {
+	return nil, e.err
+}
+
+// blankPNG is a valid PNG of w×h pixels.
+func blankPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
 		t.Fatal(err)
 	}
-	if res.Width != 1080 || res.Height != 2400 || res.Region != region {
-		t.Errorf("size %dx%d region %v, want 1080x2400 and %v", res.Width, res.Height, res.Region, region)
-	}
-	if !found(res, want) {
-		t.Errorf("remote read %+v, want %q at %v", res.Words, want.text, want.box)
-	}
+	return buf.Bytes()
 }
 
 func TestRemoteErrors(t *testing.T) {
-	srv := httptest.NewServer(Handler(&countingEngine{err: errors.New("engine broke")}))
+	srv := httptest.NewServer(Handler(failing{errors.New("engine broke")}))
 	defer srv.Close()
-	img, _ := canvasScreen(t)
-	_, err := NewRemote(srv.URL, srv.Client()).Recognize(context.Background(), img, nil)
+	img := blankPNG(t, 40, 20)
+	_, err := New(srv.URL, srv.Client()).Recognize(context.Background(), img, nil)
 	if err == nil || !strings.Contains(err.Error(), "engine broke") || !strings.Contains(err.Error(), "HTTP 422") {
 		t.Errorf("err %v, want the service's error with its status", err)
 	}
 	plain := httptest.NewServer(http.NotFoundHandler())
 	defer plain.Close()
-	if _, err := NewRemote(plain.URL, plain.Client()).Recognize(context.Background(), img, nil); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+	if _, err := New(plain.URL, plain.Client()).Recognize(context.Background(), img, nil); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("404: err %v", err)
 	}
-	if _, err := NewRemote(srv.URL, nil).Recognize(context.Background(), []byte("junk"), nil); !errors.Is(err, ErrBadImage) {
-		t.Errorf("junk image: err %v, want ErrBadImage", err)
+	if _, err := New(srv.URL, nil).Recognize(context.Background(), []byte("junk"), nil); !errors.Is(err, ocr.ErrBadImage) {
+		t.Errorf("junk image: err %v, want ocr.ErrBadImage", err)
 	}
 }
 

@@ -1,4 +1,8 @@
-package ocr
+// Package remote is an OCR engine served over HTTP, and the handler that
+// serves any engine so: a PaddleOCR server behind a small adapter, or a
+// machine with Tesseract reading for others. It is its own package so the
+// OCR types (package ocr) cost no HTTP stack to whatever reads them.
+package remote
 
 import (
 	"bytes"
@@ -10,6 +14,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/apexagent/apex/ocr"
 
 	"golang.org/x/image/draw"
 )
@@ -50,29 +56,29 @@ type remoteResponse struct {
 	Error  string       `json:"error,omitempty"`
 }
 
-// Remote is an engine served over HTTP (see the protocol above). It is
+// Engine is an engine served over HTTP (see the protocol above). It is
 // safe for concurrent use.
-type Remote struct {
+type Engine struct {
 	url    string
 	client *http.Client
 }
 
-var _ Engine = (*Remote)(nil)
+var _ ocr.Engine = (*Engine)(nil)
 
-// NewRemote returns an engine posting to url; a nil client means
+// New returns an engine posting to url; a nil client means
 // http.DefaultClient.
-func NewRemote(url string, client *http.Client) *Remote {
+func New(url string, client *http.Client) *Engine {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	return &Remote{url: url, client: client}
+	return &Engine{url: url, client: client}
 }
 
-// Recognize implements Engine. A region is cropped here and only the crop
+// Recognize implements ocr.Engine. A region is cropped here and only the crop
 // is sent; Scale and PSM are Tesseract's and are ignored.
-func (r *Remote) Recognize(ctx context.Context, img []byte, opts *Options) (*Result, error) {
+func (r *Engine) Recognize(ctx context.Context, img []byte, opts *ocr.Options) (*ocr.Result, error) {
 	if opts == nil {
-		opts = &Options{}
+		opts = &ocr.Options{}
 	}
 	body, full, region, err := crop(img, opts.Region)
 	if err != nil {
@@ -103,7 +109,7 @@ func (r *Remote) Recognize(ctx context.Context, img []byte, opts *Options) (*Res
 	if err != nil {
 		return nil, fmt.Errorf("ocr: remote %s: %w", r.url, err)
 	}
-	res := &Result{Width: full.Dx(), Height: full.Dy(), Region: region, Languages: opts.Languages}
+	res := &ocr.Result{Width: full.Dx(), Height: full.Dy(), Region: region, Languages: opts.Languages}
 	for _, l := range lines {
 		words := l.Words[:0]
 		for _, w := range l.Words {
@@ -113,7 +119,7 @@ func (r *Remote) Recognize(ctx context.Context, img []byte, opts *Options) (*Res
 			}
 		}
 		if len(words) > 0 {
-			nl := NewLine(words)
+			nl := ocr.NewLine(words)
 			res.Lines = append(res.Lines, nl)
 			res.Words = append(res.Words, nl.Words...)
 		}
@@ -123,7 +129,7 @@ func (r *Remote) Recognize(ctx context.Context, img []byte, opts *Options) (*Res
 
 // decodeRemote reads a response body into lines of words, checking every
 // box and confidence.
-func decodeRemote(data []byte, status int) ([]Line, error) {
+func decodeRemote(data []byte, status int) ([]ocr.Line, error) {
 	var rr remoteResponse
 	if err := json.Unmarshal(data, &rr); err != nil {
 		if status != http.StatusOK {
@@ -134,23 +140,23 @@ func decodeRemote(data []byte, status int) ([]Line, error) {
 	if rr.Error != "" || status != http.StatusOK {
 		return nil, fmt.Errorf("HTTP %d: %s", status, rr.Error)
 	}
-	word := func(w remoteWord) (Word, error) {
+	word := func(w remoteWord) (ocr.Word, error) {
 		b := image.Rect(w.Box[0], w.Box[1], w.Box[2], w.Box[3])
 		if b.Empty() || w.Box[0] > w.Box[2] || w.Box[1] > w.Box[3] {
-			return Word{}, fmt.Errorf("word %q has an empty or inverted box %v", w.Text, w.Box)
+			return ocr.Word{}, fmt.Errorf("word %q has an empty or inverted box %v", w.Text, w.Box)
 		}
 		if !(w.Confidence >= 0 && w.Confidence <= 1) {
-			return Word{}, fmt.Errorf("word %q has confidence %v outside 0..1", w.Text, w.Confidence)
+			return ocr.Word{}, fmt.Errorf("word %q has confidence %v outside 0..1", w.Text, w.Confidence)
 		}
-		return Word{Text: strings.TrimSpace(w.Text), Box: b, Confidence: w.Confidence}, nil
+		return ocr.Word{Text: strings.TrimSpace(w.Text), Box: b, Confidence: w.Confidence}, nil
 	}
-	var out []Line
+	var out []ocr.Line
 	for _, l := range rr.Lines {
 		src := l.Words
 		if len(src) == 0 {
 			src = []remoteWord{l.remoteWord}
 		}
-		var words []Word
+		var words []ocr.Word
 		for _, rw := range src {
 			w, err := word(rw)
 			if err != nil {
@@ -161,7 +167,7 @@ func decodeRemote(data []byte, status int) ([]Line, error) {
 			}
 		}
 		if len(words) > 0 {
-			out = append(out, Line{Words: words})
+			out = append(out, ocr.Line{Words: words})
 		}
 	}
 	return out, nil
@@ -172,7 +178,7 @@ func decodeRemote(data []byte, status int) ([]Line, error) {
 func crop(data []byte, region image.Rectangle) ([]byte, image.Rectangle, image.Rectangle, error) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, image.Rectangle{}, image.Rectangle{}, fmt.Errorf("%w: %v", ErrBadImage, err)
+		return nil, image.Rectangle{}, image.Rectangle{}, fmt.Errorf("%w: %v", ocr.ErrBadImage, err)
 	}
 	full := image.Rect(0, 0, cfg.Width, cfg.Height)
 	if region == (image.Rectangle{}) || region.Intersect(full) == full {
@@ -184,7 +190,7 @@ func crop(data []byte, region image.Rectangle) ([]byte, image.Rectangle, image.R
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, full, region, fmt.Errorf("%w: %v", ErrBadImage, err)
+		return nil, full, region, fmt.Errorf("%w: %v", ocr.ErrBadImage, err)
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, region.Dx(), region.Dy()))
 	draw.Draw(dst, dst.Bounds(), img, region.Min, draw.Src)
@@ -197,7 +203,7 @@ func crop(data []byte, region image.Rectangle) ([]byte, image.Rectangle, image.R
 
 // Handler serves e over the remote protocol, so an engine on one machine
 // can read for others (POST only; errors come back as {"error": …}).
-func Handler(e Engine) http.Handler {
+func Handler(e ocr.Engine) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fail := func(code int, err error) {
@@ -213,7 +219,7 @@ func Handler(e Engine) http.Handler {
 			fail(http.StatusBadRequest, fmt.Errorf("request is not JSON with a base64 image: %v", err))
 			return
 		}
-		res, err := e.Recognize(req.Context(), rr.Image, &Options{Languages: rr.Languages})
+		res, err := e.Recognize(req.Context(), rr.Image, &ocr.Options{Languages: rr.Languages})
 		if err != nil {
 			fail(http.StatusUnprocessableEntity, err)
 			return
