@@ -12,8 +12,9 @@ NPM_DIR := .cache/npm
 # `make install` puts apex in $(go env GOBIN) (default ~/go/bin), stamped
 # with the version (git describe) and commit `apex version` prints: the
 # light build (-tags apexlite: version, devices, source, screenshot and
-# scene start in half the full build's CPU) as apex, and the full build
-# beside it as apex-full, which apex hands every other command to.
+# scene on Android phones, in about a third of the full build's start-up
+# CPU) as apex, and the full build beside it as apex-full, which apex
+# hands every other command line to.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/apexagent/apex/cli.Version=$(VERSION) -X github.com/apexagent/apex/cli.Commit=$(COMMIT)
