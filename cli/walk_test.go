@@ -28,7 +28,7 @@ type walkStep struct {
 // no entry, or an entry no command has, fails the test: the README and
 // this walk change together.
 var readmeWalk = map[string]walkStep{
-	"go run ./cmd/apex run --sim examples/shop-checkout.yaml": {want: "PASS examples/shop-checkout.yaml"},
+	"go run -v ./cmd/apex run --sim examples/shop-checkout.yaml": {want: "PASS examples/shop-checkout.yaml"},
 	"make test":                      {skip: "it is the suite this test is part of"},
 	"make install":                   {skip: "the walk's apex is built with it"},
 	"apex version":                   {want: "(commit "},
@@ -262,7 +262,7 @@ func TestNewcomerWalk(t *testing.T) {
 		if wc.doc != doc { // a doc's exports last until its end
 			doc, docEnv = wc.doc, env
 		}
-		line := strings.Replace(c, "go run ./cmd/apex ", "apex ", 1)
+		line := strings.Replace(strings.Replace(c, "go run -v ./cmd/apex ", "apex ", 1), "go run ./cmd/apex ", "apex ", 1)
 		line = strings.ReplaceAll(line, "./apex ", "apex ")
 		if bg, ok := strings.CutSuffix(line, " &"); ok {
 			if !step.serve {
