@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -121,6 +122,9 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 			fmt.Fprintf(env.Out, "%s\tqueued\t%s\n", runs[i].ID, r.Name)
 		}
 	}
+	if pin == nil && len(runs) > 0 {
+		warnUnmatched(ctx, env, c, runs[0])
+	}
 	if !o.Follow {
 		if env.JSON {
 			return env.PrintJSON(runs)
@@ -148,6 +152,26 @@ func farmRun(ctx context.Context, env *Env, o *farmRunOptions, files []string) e
 		return &ExitError{Code: 1, Err: fmt.Errorf("%d of %d runs did not pass", failed, len(runs))}
 	}
 	return nil
+}
+
+// warnUnmatched says so when no device registered on the farm could take
+// run (its platform, labels and project), which then waits in the queue
+// until one joins: a label spelt wrong, or a phone not yet attached,
+// shows at once instead of as a run that never starts.
+func warnUnmatched(ctx context.Context, env *Env, c *farmClient, r queue.Run) {
+	devs, err := c.reg.Devices(ctx)
+	if err != nil {
+		return // the runs are queued; this is a hint only
+	}
+	for _, d := range devs {
+		if _, err := api.LeaseProject(d, r.Project); err == nil && d.Platform == r.Platform && d.Matches(r.Labels) {
+			return
+		}
+	}
+	want := maps.Clone(r.Labels)
+	want["platform"] = r.Platform
+	fmt.Fprintf(env.Err, "apex: no device on the farm matches %s in project %s (%d registered; apex farm devices lists them with their labels): the runs wait in the queue until one joins; apex farm cancel ID drops one\n",
+		labelString(want), r.Project, len(devs))
 }
 
 // pinDevice finds the farm device --device names (nil when empty): its

@@ -125,6 +125,17 @@ func TestFarmRunFollowRunsAndReport(t *testing.T) {
 			t.Errorf("--follow printed no %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(errOut, "no device on the farm matches") {
+		t.Errorf("a run a device can take warned that none matches:\n%s", errOut)
+	}
+	// Labels no device has: the run is queued, and the user told at once.
+	out, errOut, err = run(t, "farm", "run", "--farm", p.ClientURL(), "--labels", "model=Pixel_99", pass)
+	if err != nil || !strings.Contains(out, "\tqueued\tpass.yaml") || !strings.Contains(errOut, "no device on the farm matches model=Pixel_99,platform=android in project default (1 registered") {
+		t.Errorf("apex farm run --labels model=Pixel_99: %v\n%s%s\nwant it queued and a warning that no device matches", err, out, errOut)
+	}
+	if id, _, ok := strings.Cut(out, "\t"); ok {
+		run(t, "farm", "cancel", "--farm", p.ClientURL(), id)
+	}
 	out, errOut, err = run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--follow", fail)
 	var exit *ExitError
 	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(out, "\tfailed\tfail.yaml") {
