@@ -25,8 +25,7 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 	if f.Sim {
 		return nil, device.Target{}, nil, errors.New("--farm and --sim both given: use one")
 	}
-	ff := farmFlags{URL: f.Farm, Token: f.FarmToken, CA: os.Getenv(FarmCAEnv)}
-	c, err := ff.dial(ctx, "apex "+f.command())
+	c, err := dialFarm(ctx, f)
 	if err != nil {
 		return nil, device.Target{}, nil, err
 	}
@@ -68,9 +67,29 @@ func openFarmDevice(ctx context.Context, env *Env, f *DeviceFlags) (device.Drive
 	}
 }
 
-// farmCandidates are the ready devices query names: its exact ID, or every
-// device whose ID contains it.
+// dialFarm connects to the farm f names (--farm, its token, the CA of a
+// farm serving TLS).
+func dialFarm(ctx context.Context, f *DeviceFlags) (*farmClient, error) {
+	ff := farmFlags{URL: f.Farm, Token: f.FarmToken, CA: os.Getenv(FarmCAEnv)}
+	return ff.dial(ctx, "apex "+f.command())
+}
+
+// farmTargets are the farm's ready devices, as a list of devices shows
+// them (farmDevices: "farm/<device>"; openFarmDevice opens that ID).
+func farmTargets(ctx context.Context, f *DeviceFlags) ([]device.Target, error) {
+	c, err := dialFarm(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return (&farmDevices{c: c}).Targets(ctx)
+}
+
+// farmCandidates are the ready devices query names: its exact ID (also
+// as farmDevices lists it, "farm/<device>"), or every device whose ID
+// contains it.
 func farmCandidates(devs []registry.Device, query string) []registry.Device {
+	query = strings.TrimPrefix(query, (&farmDevices{}).Name()+"/")
 	var out []registry.Device
 	for _, d := range devs {
 		if d.Health.State != "device" && d.Health.State != "ready" {

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +46,51 @@ func TestRunOnAFarmDevice(t *testing.T) {
 	}
 	if line := strings.Split(out, "\n")[1]; strings.Contains(line, "apex run") {
 		t.Errorf("the device is still held after apex run ended: %s", line)
+	}
+}
+
+// TestPlaygroundOnAFarm: apex playground --farm lists the farm's devices
+// on its page, leases the one a session opens, drives it through its host
+// and releases it when the session ends.
+func TestPlaygroundOnAFarm(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
+	defer cancel()
+	p := farmtest.Start(ctx, t, 1)
+	farmtest.WaitDevices(ctx, t, p, 1)
+	var out, errOut bytes.Buffer
+	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	url, done := servePlayground(t, pctx, env, &PlaygroundOptions{Device: DeviceFlags{Farm: p.ClientURL()},
+		Dir: t.TempDir(), Config: emptyFile(t), Getenv: func(string) string { return "" }, NoOpen: true})
+
+	resp, err := http.Get(url + "session/targets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&ts)
+	resp.Body.Close()
+	if err != nil || len(ts) != 1 || ts[0]["id"] != "farm/h1/sim-1" {
+		t.Fatalf("targets = %v (%v), want the farm's phone farm/h1/sim-1", ts, err)
+	}
+	if code, m := getJSON(t, "POST", url+"session", map[string]string{"deviceId": "farm/h1/sim-1"}); code != 200 {
+		t.Fatalf("open the farm's phone: %d %v", code, m)
+	}
+	held, _, err := run(t, "farm", "leases", "--farm", p.ClientURL())
+	if err != nil || !strings.Contains(held, "\nh1/sim-1  ") {
+		t.Errorf("apex farm leases while the playground drives the phone: %v\n%s", err, held)
+	}
+	if code, m := getJSON(t, "POST", url+"interact", map[string]any{"action": "Tap", "params": map[string]any{"locate": "Settings"}}); code != 200 || !strings.Contains(m["scene"].(string), "Network & internet") {
+		t.Errorf("tap Settings on the farm's phone: %d %v", code, m)
+	}
+	getJSON(t, "DELETE", url+"session", nil)
+	if free, _, err := run(t, "farm", "leases", "--farm", p.ClientURL()); err != nil || strings.Contains(free, "h1/sim-1") {
+		t.Errorf("apex farm leases after the session ended: %v\n%s", err, free)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("playground: %v\n%s", err, errOut.String())
 	}
 }
 

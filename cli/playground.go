@@ -401,10 +401,19 @@ func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, booter *si
 }
 
 // playgroundTargets lists the devices a session can open: with --sim the
-// simulated phone (started when the session opens), else every host's;
-// and the phones booted from the page.
+// simulated phone (started when the session opens), with --farm the
+// farm's ready devices (leased when the session opens), else every
+// host's; and the phones booted from the page.
 func playgroundTargets(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter) ([]device.Target, error) {
 	reg := device.NewRegistry(booter.Hosts()...)
+	if flags.Farm != "" {
+		ts, err := farmTargets(ctx, &flags)
+		if err != nil {
+			return nil, err
+		}
+		booted, err := reg.Targets(ctx)
+		return append(ts, booted...), err
+	}
 	if !flags.Sim {
 		hosts, err := deviceHosts(env)
 		if err != nil {
