@@ -32,8 +32,13 @@ const FullBinary = "apex-full"
 func addFaces(root *cobra.Command, _ *Env) { root.CompletionOptions.DisableDefaultCmd = true }
 
 // handsOff reports whether args name no command of this build (or only
-// root: its help lists every command, which only the full build has).
+// root: its help lists every command, which only the full build has), or
+// ask the shell's completions, which only the full build gives whole
+// (every command, and iPhones among the devices).
 func handsOff(root *cobra.Command, args []string) bool {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return true
+	}
 	cmd, _, err := root.Find(args)
 	return err != nil || cmd == root
 }

@@ -234,7 +234,7 @@ func TestLightBuild(t *testing.T) {
 			t.Errorf("apex devices with $APEX_WDA_URLS and without apex-full: %v\n%s\nwant a failure naming apex-full", err, out)
 		}
 	})
-	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {"source", "-d", "wda:http://127.0.0.1:1"}, {"completion", "bash"}, {}} {
+	for _, args := range [][]string{{"run", "--help"}, {"source", "--sim"}, {"source", "-d", "wda:http://127.0.0.1:1"}, {"completion", "bash"}, {"__complete", "source", "--device", ""}, {}} {
 		t.Run("alone/"+strings.Join(args, " "), func(t *testing.T) {
 			out, err := run(t, args...)
 			if err == nil || !strings.Contains(out, "apex-full") || !strings.Contains(out, "make install") {
@@ -266,6 +266,14 @@ func TestLightBuild(t *testing.T) {
 			}
 		})
 	}
+	t.Run("handed/completion with APEX_WDA_URLS", func(t *testing.T) {
+		cmd := exec.Command(b.light, "__complete", "source", "--device", "")
+		cmd.Env = append(slices.Clone(p.env), "APEX_WDA_URLS="+p.wda)
+		out, err := cmd.CombinedOutput()
+		if iphone := "wda/" + strings.TrimPrefix(p.wda, "http://"); err != nil || !strings.Contains(string(out), iphone) || !strings.Contains(string(out), p.serial) {
+			t.Errorf("apex __complete source --device with $APEX_WDA_URLS: %v\n%s\nwant %s and %s", err, out, iphone, p.serial)
+		}
+	})
 	t.Run("handed/devices with APEX_WDA_URLS", func(t *testing.T) {
 		cmd := exec.Command(b.light, "devices")
 		cmd.Env = append(slices.Clone(p.env), "APEX_WDA_URLS="+p.wda)
