@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -55,14 +56,20 @@ func TestRunOnAFarmDevice(t *testing.T) {
 func TestPlaygroundOnAFarm(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
-	p := farmtest.Start(ctx, t, 1)
-	farmtest.WaitDevices(ctx, t, p, 1)
+	p := farmtest.Start(ctx, t, 0)
 	var out, errOut bytes.Buffer
 	env := &Env{Out: &out, Err: &errOut, Log: slog.New(slog.DiscardHandler)}
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	url, done := servePlayground(t, pctx, env, &PlaygroundOptions{Device: DeviceFlags{Farm: p.ClientURL()},
 		Dir: t.TempDir(), Config: emptyFile(t), Getenv: func(string) string { return "" }, NoOpen: true})
+	// A farm without devices: the page says where they come from.
+	if _, setup := getJSON(t, "GET", url+"session/setup", nil); !strings.Contains(fmt.Sprint(setup["warnings"]), "no ready device on the farm at "+p.ClientURL()) {
+		t.Errorf("setup on an empty farm: %v, want a warning naming the farm", setup["warnings"])
+	}
+	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir()})
+	farmtest.WaitDevices(ctx, t, p, 1)
 
 	resp, err := http.Get(url + "session/targets")
 	if err != nil {

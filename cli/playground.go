@@ -205,6 +205,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 		Targets: func(ctx context.Context) ([]device.Target, error) {
 			return playgroundTargets(ctx, env, opts.Device, booter)
 		},
+		NoTargets: playgroundNoTargets(opts.Device),
 		// Never blocked: a machine with neither adb nor WebDriverAgent
 		// still boots simulated phones.
 		Booter: booter,
@@ -398,6 +399,15 @@ func playgroundOpen(ctx context.Context, env *Env, flags DeviceFlags, booter *si
 		flags.ID = id
 	}
 	return openDevice(ctx, env, &flags)
+}
+
+// playgroundNoTargets is what the page says when no device is listed: ""
+// (the server's own advice) but on a farm.
+func playgroundNoTargets(f DeviceFlags) string {
+	if f.Farm == "" {
+		return ""
+	}
+	return "no ready device on the farm at " + f.Farm + ": apex farm devices --farm " + f.Farm + " lists them with their state, or boot a simulated phone here (POST /devices/boot)"
 }
 
 // playgroundTargets lists the devices a session can open: with --sim the

@@ -35,6 +35,10 @@ type Options struct {
 	Open func(ctx context.Context, id string) (device.Driver, device.Target, func(), error)
 	// Targets lists the devices a session can open; nil lists none.
 	Targets func(ctx context.Context) ([]device.Target, error)
+	// NoTargets is what the setup tells when Targets lists no device: where
+	// devices come from and what to do (default: connect a phone to adb,
+	// or start or boot a simulated one).
+	NoTargets string
 	// Blocked, when set, says why no session can be set up on this machine
 	// (the platform's tooling is missing, say) and what to do: the session
 	// is blocked until it returns nil.

@@ -96,6 +96,8 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		out.AutoSubmit = out.Session.State == StateRequired && blocked == ""
 	}
 	switch {
+	case len(ts) == 0 && len(out.Warnings) == 0 && s.opts.NoTargets != "":
+		out.Warnings = append(out.Warnings, s.opts.NoTargets)
 	case len(ts) == 0 && len(out.Warnings) == 0:
 		how := "start a simulated phone (apex sim)"
 		if len(out.Boot) > 0 {
