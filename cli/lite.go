@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apexagent/apex/device"
@@ -32,7 +33,8 @@ const FullBinary = "apex-full"
 func addFaces(root *cobra.Command, _ *Env) { root.CompletionOptions.DisableDefaultCmd = true }
 
 // handsOff reports whether args name no command of this build (or only
-// root: its help lists every command, which only the full build has), or
+// root but for --version: its help lists every command, which only the
+// full build has), or
 // ask the shell's completions, which only the full build gives whole
 // (every command, and iPhones among the devices).
 func handsOff(root *cobra.Command, args []string) bool {
@@ -40,7 +42,7 @@ func handsOff(root *cobra.Command, args []string) bool {
 		return true
 	}
 	cmd, _, err := root.Find(args)
-	return err != nil || cmd == root
+	return err != nil || cmd == root && !slices.Equal(args, []string{"--version"})
 }
 
 // handOff replaces this process with the full build running args.

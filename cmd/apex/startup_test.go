@@ -199,6 +199,7 @@ func TestLightBuild(t *testing.T) {
 		want string
 	}{
 		{"version", []string{"version"}, "apex "},
+		{"--version", []string{"--version"}, "apex "},
 		{"devices", []string{"devices"}, p.serial},
 		{"source", []string{"source", "-d", p.serial}, "</hierarchy>"},
 		{"source --scene", []string{"source", "--scene", "-d", p.serial}, "Tap an app to open it"},
