@@ -39,7 +39,7 @@ func TestScreenshotPixels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh, _, _, err := encodeBands(frame, nil, nil)
+		fresh, _, _, err := encodeFrame(frame, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,24 +67,24 @@ func TestScreenshotReusesBands(t *testing.T) {
 	sharedBands.lru.Init()
 	sharedBands.size = 0
 	sharedBands.mu.Unlock()
-	_, bands, n1, err := encodeBands(f1, nil, nil)
+	_, bands, n1, err := encodeFrame(f1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n1 != len(bands) || n1 != (f1.Rect.Dy()+bandRows-1)/bandRows {
 		t.Fatalf("first frame: %d of %d bands compressed; want all", n1, len(bands))
 	}
-	if _, _, n, _ := encodeBands(f1, bands, nil); n != 0 {
+	if _, _, n, _ := encodeFrame(f1, bands); n != 0 {
 		t.Errorf("the same frame again: %d bands compressed; want 0", n)
 	}
-	if png, _, n, _ := encodeBands(f1, nil, nil); n != 0 {
+	if png, _, n, _ := encodeFrame(f1, nil); n != 0 {
 		t.Errorf("the same pixels on another phone: %d bands compressed; want 0", n)
 	} else {
 		samePixels(t, "shared", png, f1)
 	}
 	p.InputText("a")
 	f2, _ := p.Frame()
-	png2, _, n2, err := encodeBands(f2, bands, nil)
+	png2, _, n2, err := encodeFrame(f2, bands)
 	if err != nil {
 		t.Fatal(err)
 	}
