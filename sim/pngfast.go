@@ -222,6 +222,15 @@ func (c *bandCache) put(bd band) {
 	}
 }
 
+// clear drops every band.
+func (c *bandCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.byKey)
+	c.lru.Init()
+	c.size = 0
+}
+
 // hashSeed keys band hashes; a process's bands are compared only with
 // bands of the same process.
 var hashSeed = maphash.MakeSeed()

@@ -38,6 +38,7 @@ func (p *Phone) Screenshot() ([]byte, error) {
 	paint := p.paintKeys(L)
 	key := sumKeys(paint)
 	if p.shot.png != nil && p.shot.key == key {
+		burstTrim.note(len(p.shot.png))
 		return p.shot.png, nil
 	}
 	prev := p.shot.bands
@@ -63,6 +64,7 @@ func (p *Phone) Screenshot() ([]byte, error) {
 		bands[i].paint = paint[i]
 	}
 	p.shot = shotCache{key: key, png: png, bands: bands}
+	burstTrim.note(len(png))
 	return png, nil
 }
 
@@ -72,6 +74,7 @@ func (p *Phone) Frame() (*image.RGBA, error) {
 	defer p.mu.Unlock()
 	f := image.NewRGBA(image.Rect(0, 0, p.w, p.h))
 	p.draw(f, p.layout())
+	burstTrim.note(len(f.Pix))
 	return f, nil
 }
 

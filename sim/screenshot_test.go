@@ -62,11 +62,7 @@ func TestScreenshotReusesBands(t *testing.T) {
 	p.Launch("com.apex.shop")
 	p.Tap(540, 400)
 	f1, _ := p.Frame()
-	sharedBands.mu.Lock()
-	clear(sharedBands.byKey)
-	sharedBands.lru.Init()
-	sharedBands.size = 0
-	sharedBands.mu.Unlock()
+	sharedBands.clear()
 	_, bands, n1, err := encodeFrame(f1, nil)
 	if err != nil {
 		t.Fatal(err)
