@@ -60,17 +60,20 @@ type drawBand func(buf *image.RGBA, i int) *image.RGBA
 // encodeBands encodes an opaque frame of bounds r as an RGB PNG, several
 // times faster than image/png for a file about as small, reusing prev (the
 // bands of the previous frame of the same size) where the pixels did not
-// change. Where keep[i] is true, band i is prev[i] and is not drawn; the
-// others are drawn by draw. It returns the PNG, its bands (slices of the
-// PNG) and how many bands it compressed.
+// change. paint, when given, has each band's paint key (see paintKeys):
+// a band whose key is prev's is prev's and is not drawn, nor is one whose
+// key any phone's recent band had (sharedBands); the others are drawn by
+// draw. It returns the PNG, its bands (slices of the PNG) and how many
+// bands it compressed.
 //   - every row uses the Up filter instead of image/png's per-row choice
 //     of five (half its time on a phone screen);
 //   - a row equal to the one above (half to three quarters of a screen)
 //     is not filtered, and its Adler-32 share has a closed form;
 //   - deflate runs at BestSpeed on bands of bandRows rows, each its own
 //     IDAT chunk ending on a sync flush, drawn, hashed and compressed in
-//     parallel and reused when unchanged from prev or from any phone's
-//     recent bands (sharedBands); the checksums are combined.
+//     parallel and reused when what is painted there, or the pixels, are
+//     prev's or any phone's recent band's (sharedBands); the checksums are
+//     combined.
 //
 // No frame is needed: a band drawn into a buffer of its own rows is hashed
 // and compressed there (a 1080×2400 frame is 10 MB; 50 phones shooting
@@ -81,7 +84,7 @@ type drawBand func(buf *image.RGBA, i int) *image.RGBA
 // equal rows as hand-made fixed-Huffman blocks (~10 % less CPU, ~15 %
 // larger files: the compressor loses its history at every run); a palette
 // (screens have 700–2000 colours from anti-aliased text).
-func encodeBands(r image.Rectangle, draw drawBand, prev []band, keep []bool) ([]byte, []band, int, error) {
+func encodeBands(r image.Rectangle, draw drawBand, prev []band, paint []uint64) ([]byte, []band, int, error) {
 	if r.Dx() <= 0 || r.Dy() <= 0 {
 		return nil, nil, 0, fmt.Errorf("png: empty image %v", r)
 	}
@@ -89,18 +92,26 @@ func encodeBands(r image.Rectangle, draw drawBand, prev []band, keep []bool) ([]
 	if len(prev) != nb {
 		prev = nil
 	}
+	if len(paint) != nb {
+		paint = nil
+	}
 	bands := make([]band, nb)
 	var todo []int
 	for i := range bands {
-		if i < len(keep) && keep[i] && prev != nil {
+		if paint != nil && prev != nil && prev[i].paint == paint[i] {
 			bands[i] = prev[i]
 			continue
 		}
 		todo = append(todo, i)
 	}
-	compressed, err := encodeTodo(r, draw, prev, bands, todo)
+	compressed, err := encodeTodo(r, draw, prev, paint, bands, todo)
 	if err != nil {
 		return nil, nil, 0, err
+	}
+	if paint != nil {
+		for i := range bands {
+			bands[i].paint = paint[i]
+		}
 	}
 
 	var hdr [13]byte
@@ -132,10 +143,11 @@ func encodeBands(r image.Rectangle, draw drawBand, prev []band, keep []bool) ([]
 	return out, bands, compressed, nil
 }
 
-// encodeTodo draws, hashes and, where neither prev nor sharedBands has its
-// pixels, compresses each band listed in todo into bands, on up to
-// GOMAXPROCS goroutines. It returns how many it compressed.
-func encodeTodo(r image.Rectangle, draw drawBand, prev, bands []band, todo []int) (int, error) {
+// encodeTodo fills in each band listed in todo, on up to GOMAXPROCS
+// goroutines: from sharedBands by its paint key; else it draws it, hashes
+// its pixels and takes prev's band or a shared one with the same pixels, or
+// compresses it. It returns how many it compressed.
+func encodeTodo(r image.Rectangle, draw drawBand, prev []band, paint []uint64, bands []band, todo []int) (int, error) {
 	if len(todo) == 0 {
 		return 0, nil
 	}
@@ -153,23 +165,34 @@ func encodeTodo(r image.Rectangle, draw drawBand, prev, bands []band, todo []int
 					return
 				}
 				i := todo[k]
+				var painted uint64
+				if paint != nil {
+					painted = paintedKey(paint[i], i)
+					if bd, ok := sharedBands.get(painted); ok {
+						bands[i] = bd
+						continue
+					}
+				}
 				img := draw(st.band(r, i), i)
 				key := bandKey(img, r, i)
 				if prev != nil && prev[i].key == key {
-					bands[i] = prev[i]
+					bands[i] = prev[i] // a slice of prev's PNG: not shared
 					continue
 				}
 				if bd, ok := sharedBands.get(key); ok {
 					bands[i] = bd
-					continue
+				} else {
+					bands[i].key = key
+					if err := st.compress(img, &bands[i], r, i); err != nil {
+						errs[w] = err
+						return
+					}
+					sharedBands.put(key, bands[i])
+					compressed.Add(1)
 				}
-				bands[i].key = key
-				if err := st.compress(img, &bands[i], r, i); err != nil {
-					errs[w] = err
-					return
+				if paint != nil {
+					sharedBands.put(painted, bands[i])
 				}
-				sharedBands.put(bands[i])
-				compressed.Add(1)
 			}
 		})
 	}
@@ -181,16 +204,36 @@ func encodeTodo(r image.Rectangle, draw drawBand, prev, bands []band, todo []int
 const sharedBandBytes = 8 << 20
 
 // sharedBands keeps the bands last compressed by any phone of the process,
-// by key, up to sharedBandBytes (the least recently used go first): phones
-// that show the same app, keyboard or bars (a farm running one suite)
+// by the hash of their pixels and by what was painted there (paintedKey),
+// up to sharedBandBytes (the least recently used go first): phones that
+// show the same app, keyboard or bars (a farm running one suite) draw and
 // compress each such band once.
 var sharedBands bandCache
 
 type bandCache struct {
 	mu    sync.Mutex
-	byKey map[uint64]*list.Element // of band
+	byKey map[uint64]*list.Element // of cached
 	lru   list.List                // most recently used first
 	size  int
+}
+
+type cached struct {
+	key uint64
+	bd  band // its chunk a slice of its own
+}
+
+// paintedKey is sharedBands' key for band i where what is painted has the
+// paint key paint: the same in two frames, the same pixels (paintKeys
+// counts every view, the frame's size and the phone's looks in).
+func paintedKey(paint uint64, i int) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	var b [17]byte
+	b[0] = 'p'
+	binary.LittleEndian.PutUint64(b[1:], paint)
+	binary.LittleEndian.PutUint64(b[9:], uint64(i))
+	h.Write(b[:])
+	return h.Sum64()
 }
 
 func (c *bandCache) get(key uint64) (band, bool) {
@@ -201,24 +244,24 @@ func (c *bandCache) get(key uint64) (band, bool) {
 		return band{}, false
 	}
 	c.lru.MoveToFront(e)
-	return e.Value.(band), true
+	return e.Value.(cached).bd, true
 }
 
-func (c *bandCache) put(bd band) {
+func (c *bandCache) put(key uint64, bd band) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byKey == nil {
 		c.byKey = map[uint64]*list.Element{}
 	}
-	if _, ok := c.byKey[bd.key]; ok || len(bd.chunk) > sharedBandBytes/4 {
+	if _, ok := c.byKey[key]; ok || len(bd.chunk) > sharedBandBytes/4 {
 		return
 	}
-	c.byKey[bd.key] = c.lru.PushFront(bd)
+	c.byKey[key] = c.lru.PushFront(cached{key, bd})
 	c.size += len(bd.chunk)
 	for c.size > sharedBandBytes {
-		old := c.lru.Remove(c.lru.Back()).(band)
+		old := c.lru.Remove(c.lru.Back()).(cached)
 		delete(c.byKey, old.key)
-		c.size -= len(old.chunk)
+		c.size -= len(old.bd.chunk)
 	}
 }
 

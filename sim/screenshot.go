@@ -28,9 +28,9 @@ var renderSlots = sync.OnceValue(func() chan struct{} {
 
 // Screenshot returns the screen as PNG bytes, cached until the screen
 // changes; when it changed, only the bands where something else is painted
-// (see paintKeys) are drawn again, and of those only the ones whose pixels
-// changed are compressed again. The caller must not modify the returned
-// slice.
+// (see paintKeys), and that no phone of the process painted alike lately,
+// are drawn again, and of those only the ones whose pixels changed are
+// compressed again. The caller must not modify the returned slice.
 func (p *Phone) Screenshot() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -41,13 +41,6 @@ func (p *Phone) Screenshot() ([]byte, error) {
 		burstTrim.note(len(p.shot.png))
 		return p.shot.png, nil
 	}
-	prev := p.shot.bands
-	keep := make([]bool, len(paint))
-	if len(prev) == len(paint) {
-		for i := range paint {
-			keep[i] = prev[i].paint == paint[i]
-		}
-	}
 	slots := renderSlots()
 	slots <- struct{}{}
 	defer func() { <-slots }()
@@ -56,12 +49,9 @@ func (p *Phone) Screenshot() ([]byte, error) {
 		p.draw(buf, L)
 		return buf
 	}
-	png, bands, _, err := encodeBands(image.Rect(0, 0, p.w, p.h), draw, prev, keep)
+	png, bands, _, err := encodeBands(image.Rect(0, 0, p.w, p.h), draw, p.shot.bands, paint)
 	if err != nil {
 		return nil, fmt.Errorf("sim: screenshot: encode png: %w", err)
-	}
-	for i := range bands {
-		bands[i].paint = paint[i]
 	}
 	p.shot = shotCache{key: key, png: png, bands: bands}
 	burstTrim.note(len(png))
