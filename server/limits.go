@@ -72,8 +72,9 @@ type viewers struct{ n atomic.Int64 }
 const viewerRetry = 5
 
 // watch takes a place for one more live preview and returns the func that
-// gives it back, or answers 503 and returns nil when Limits.Viewers are
-// streaming already.
+// gives it back, to be called once (every caller defers it, or calls it on
+// the error path that returns), or answers 503 and returns nil when
+// Limits.Viewers are streaming already.
 func (s *Server) watch(w http.ResponseWriter) (leave func()) {
 	if n := s.viewers.n.Add(1); n > int64(s.opts.Limits.Viewers) {
 		s.viewers.n.Add(-1)
@@ -81,10 +82,5 @@ func (s *Server) watch(w http.ResponseWriter) (leave func()) {
 		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("%d live previews already stream from this playground (its limit): close one, or watch /screenshot", s.opts.Limits.Viewers))
 		return nil
 	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			s.viewers.n.Add(-1)
-		}
-	}
+	return func() { s.viewers.n.Add(-1) }
 }

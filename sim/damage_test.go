@@ -48,7 +48,7 @@ func TestScreenshotDamage(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				frame, _ := p.Frame()
-				fresh, _, _, err := encodeBands(frame, nil, nil)
+				fresh, _, _, err := encodeFrame(frame, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -210,13 +210,22 @@ func measure(s string, size int, bold bool) int {
 
 // drawText draws s with its baseline at y, starting at x.
 func drawText(dst *image.RGBA, s string, x, y, size int, bold bool, c color.RGBA) {
-	src := image.NewUniform(c)
 	clip := dst.Bounds()
+	// No glyph reaches 2 sizes above its baseline or one below (tofu and
+	// the drawn stars are a size high): a line outside dst's rows (most
+	// lines, when a screenshot draws a band of rows) looks up no glyph.
+	if y-2*size >= clip.Max.Y || y+size <= clip.Min.Y {
+		return
+	}
+	var src *image.Uniform
 	for _, r := range s {
 		g := glyphs.get(r, size, bold)
 		if g.mask != nil {
 			b := g.mask.Bounds().Add(image.Pt(x, y).Add(g.off))
 			if b.Overlaps(clip) {
+				if src == nil {
+					src = image.NewUniform(c)
+				}
 				draw.DrawMask(dst, b, src, image.Point{}, g.mask, image.Point{}, draw.Over)
 			}
 		}

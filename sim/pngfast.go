@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"container/list"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"hash/maphash"
@@ -35,7 +36,7 @@ type band struct {
 // encodeFlat writes an opaque RGBA frame as an RGB PNG tuned for flat user
 // interfaces (see encodeBands).
 func encodeFlat(w io.Writer, img *image.RGBA) error {
-	png, _, _, err := encodeBands(img, nil, nil)
+	png, _, _, err := encodeFrame(img, nil)
 	if err != nil {
 		return err
 	}
@@ -43,60 +44,79 @@ func encodeFlat(w io.Writer, img *image.RGBA) error {
 	return err
 }
 
-// encodeBands encodes an opaque RGBA frame as an RGB PNG, several times
-// faster than image/png for a file about as small, reusing prev (the bands
-// of the previous frame of the same size) where the pixels did not change.
-// Where keep[i] is true, band i is prev[i] and img's rows there (and the
-// row above) are not read: they need not be drawn. It returns the PNG, its
-// bands (slices of the PNG) and how many bands it compressed.
+// encodeFrame encodes a frame already drawn (see encodeBands), reusing
+// prev's bands where its pixels did not change.
+func encodeFrame(img *image.RGBA, prev []band) ([]byte, []band, int, error) {
+	return encodeBands(img.Rect, func(*image.RGBA, int) *image.RGBA { return img }, prev, nil)
+}
+
+// drawBand gives the encoder band i of a frame: an image that holds the
+// band's rows and the row above it (which its first row is filtered
+// against) at their place in the frame. It is either a whole frame drawn
+// before, or buf, a buffer placed at exactly those rows, drawn now. It is
+// called for several bands at once.
+type drawBand func(buf *image.RGBA, i int) *image.RGBA
+
+// encodeBands encodes an opaque frame of bounds r as an RGB PNG, several
+// times faster than image/png for a file about as small, reusing prev (the
+// bands of the previous frame of the same size) where the pixels did not
+// change. paint, when given, has each band's paint key (see paintKeys):
+// a band whose key is prev's is prev's and is not drawn, nor is one whose
+// key any phone's recent band had (sharedBands); the others are drawn by
+// draw. It returns the PNG, its bands (slices of the PNG) and how many
+// bands it compressed.
 //   - every row uses the Up filter instead of image/png's per-row choice
 //     of five (half its time on a phone screen);
 //   - a row equal to the one above (half to three quarters of a screen)
 //     is not filtered, and its Adler-32 share has a closed form;
 //   - deflate runs at BestSpeed on bands of bandRows rows, each its own
-//     IDAT chunk ending on a sync flush, compressed in parallel and
-//     reused when unchanged from prev or from any phone's recent bands
-//     (sharedBands); the checksums are combined.
+//     IDAT chunk ending on a sync flush, drawn, hashed and compressed in
+//     parallel and reused when what is painted there, or the pixels, are
+//     prev's or any phone's recent band's (sharedBands); the checksums are
+//     combined.
+//
+// No frame is needed: a band drawn into a buffer of its own rows is hashed
+// and compressed there (a 1080×2400 frame is 10 MB; 50 phones shooting
+// together held several, and a pool of them kept the heap big for a GC
+// cycle after a burst).
 //
 // Alpha is dropped: frames are opaque. Tried and dropped: long runs of
 // equal rows as hand-made fixed-Huffman blocks (~10 % less CPU, ~15 %
 // larger files: the compressor loses its history at every run); a palette
 // (screens have 700–2000 colours from anti-aliased text).
-func encodeBands(img *image.RGBA, prev []band, keep []bool) ([]byte, []band, int, error) {
-	b := img.Bounds()
-	if b.Dx() <= 0 || b.Dy() <= 0 {
-		return nil, nil, 0, fmt.Errorf("png: empty image %v", b)
+func encodeBands(r image.Rectangle, draw drawBand, prev []band, paint []uint64) ([]byte, []band, int, error) {
+	if r.Dx() <= 0 || r.Dy() <= 0 {
+		return nil, nil, 0, fmt.Errorf("png: empty image %v", r)
 	}
-	nb := (b.Dy() + bandRows - 1) / bandRows
+	nb := (r.Dy() + bandRows - 1) / bandRows
+	if len(prev) != nb {
+		prev = nil
+	}
+	if len(paint) != nb {
+		paint = nil
+	}
 	bands := make([]band, nb)
-	var dirty []int
+	var todo []int
 	for i := range bands {
-		if i < len(keep) && keep[i] {
+		if paint != nil && prev != nil && prev[i].paint == paint[i] {
 			bands[i] = prev[i]
 			continue
 		}
-		key := bandKey(img, i)
-		if i < len(prev) && len(prev) == nb && prev[i].key == key {
-			bands[i] = prev[i]
-			continue
-		}
-		if bd, ok := sharedBands.get(key); ok {
-			bands[i] = bd
-			continue
-		}
-		bands[i].key = key
-		dirty = append(dirty, i)
+		todo = append(todo, i)
 	}
-	if err := compressBands(img, bands, dirty); err != nil {
+	compressed, err := encodeTodo(r, draw, prev, paint, bands, todo)
+	if err != nil {
 		return nil, nil, 0, err
 	}
-	for _, i := range dirty {
-		sharedBands.put(bands[i])
+	if paint != nil {
+		for i := range bands {
+			bands[i].paint = paint[i]
+		}
 	}
 
 	var hdr [13]byte
-	binary.BigEndian.PutUint32(hdr[0:], uint32(b.Dx()))
-	binary.BigEndian.PutUint32(hdr[4:], uint32(b.Dy()))
+	binary.BigEndian.PutUint32(hdr[0:], uint32(r.Dx()))
+	binary.BigEndian.PutUint32(hdr[4:], uint32(r.Dy()))
 	hdr[8], hdr[9] = 8, 2 // 8 bits per sample, truecolour
 	size := 8 + 12 + len(hdr) + 12 + 2 + 12 + 6 + 12
 	sum := adler{s1: 1}
@@ -120,23 +140,100 @@ func encodeBands(img *image.RGBA, prev []band, keep []bool) ([]byte, []band, int
 	}
 	out = appendChunk(out, "IDAT", trailer[:])
 	out = appendChunk(out, "IEND", nil)
-	return out, bands, len(dirty), nil
+	return out, bands, compressed, nil
+}
+
+// encodeTodo fills in each band listed in todo, on up to GOMAXPROCS
+// goroutines: from sharedBands by its paint key; else it draws it, hashes
+// its pixels and takes prev's band or a shared one with the same pixels, or
+// compresses it. It returns how many it compressed.
+func encodeTodo(r image.Rectangle, draw drawBand, prev []band, paint []uint64, bands []band, todo []int) (int, error) {
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	var next, compressed atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			st := flatPool.Get().(*flatState)
+			defer flatPool.Put(st)
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(todo) {
+					return
+				}
+				i := todo[k]
+				var painted uint64
+				if paint != nil {
+					painted = paintedKey(paint[i], i)
+					if bd, ok := sharedBands.get(painted); ok {
+						bands[i] = bd
+						continue
+					}
+				}
+				img := draw(st.band(r, i), i)
+				key := bandKey(img, r, i)
+				if prev != nil && prev[i].key == key {
+					bands[i] = prev[i] // a slice of prev's PNG: not shared
+					continue
+				}
+				if bd, ok := sharedBands.get(key); ok {
+					bands[i] = bd
+				} else {
+					bands[i].key = key
+					if err := st.compress(img, &bands[i], r, i); err != nil {
+						errs[w] = err
+						return
+					}
+					sharedBands.put(key, bands[i])
+					compressed.Add(1)
+				}
+				if paint != nil {
+					sharedBands.put(painted, bands[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return int(compressed.Load()), errors.Join(errs...)
 }
 
 // sharedBandBytes bounds the bands kept for every phone of the process.
 const sharedBandBytes = 8 << 20
 
 // sharedBands keeps the bands last compressed by any phone of the process,
-// by key, up to sharedBandBytes (the least recently used go first): phones
-// that show the same app, keyboard or bars (a farm running one suite)
+// by the hash of their pixels and by what was painted there (paintedKey),
+// up to sharedBandBytes (the least recently used go first): phones that
+// show the same app, keyboard or bars (a farm running one suite) draw and
 // compress each such band once.
 var sharedBands bandCache
 
 type bandCache struct {
 	mu    sync.Mutex
-	byKey map[uint64]*list.Element // of band
+	byKey map[uint64]*list.Element // of cached
 	lru   list.List                // most recently used first
 	size  int
+}
+
+type cached struct {
+	key uint64
+	bd  band // its chunk a slice of its own
+}
+
+// paintedKey is sharedBands' key for band i where what is painted has the
+// paint key paint: the same in two frames, the same pixels (paintKeys
+// counts every view, the frame's size and the phone's looks in).
+func paintedKey(paint uint64, i int) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	var b [17]byte
+	b[0] = 'p'
+	binary.LittleEndian.PutUint64(b[1:], paint)
+	binary.LittleEndian.PutUint64(b[9:], uint64(i))
+	h.Write(b[:])
+	return h.Sum64()
 }
 
 func (c *bandCache) get(key uint64) (band, bool) {
@@ -147,47 +244,63 @@ func (c *bandCache) get(key uint64) (band, bool) {
 		return band{}, false
 	}
 	c.lru.MoveToFront(e)
-	return e.Value.(band), true
+	return e.Value.(cached).bd, true
 }
 
-func (c *bandCache) put(bd band) {
+func (c *bandCache) put(key uint64, bd band) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byKey == nil {
 		c.byKey = map[uint64]*list.Element{}
 	}
-	if _, ok := c.byKey[bd.key]; ok || len(bd.chunk) > sharedBandBytes/4 {
+	if _, ok := c.byKey[key]; ok || len(bd.chunk) > sharedBandBytes/4 {
 		return
 	}
-	c.byKey[bd.key] = c.lru.PushFront(bd)
+	c.byKey[key] = c.lru.PushFront(cached{key, bd})
 	c.size += len(bd.chunk)
 	for c.size > sharedBandBytes {
-		old := c.lru.Remove(c.lru.Back()).(band)
+		old := c.lru.Remove(c.lru.Back()).(cached)
 		delete(c.byKey, old.key)
-		c.size -= len(old.chunk)
+		c.size -= len(old.bd.chunk)
 	}
+}
+
+// clear drops every band.
+func (c *bandCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.byKey)
+	c.lru.Init()
+	c.size = 0
 }
 
 // hashSeed keys band hashes; a process's bands are compared only with
 // bands of the same process.
 var hashSeed = maphash.MakeSeed()
 
-// bandKey hashes band i's rows with the row above and the frame's width
-// and height, which its bytes depend on.
-func bandKey(img *image.RGBA, i int) uint64 {
-	b := img.Bounds()
+// bandRange is band i's rows of a frame of bounds r: from y0 to y1, and
+// top, the row above (y0 for the first band).
+func bandRange(r image.Rectangle, i int) (top, y0, y1 int) {
+	y0, y1 = r.Min.Y+i*bandRows, min(r.Min.Y+(i+1)*bandRows, r.Max.Y)
+	return max(y0-1, r.Min.Y), y0, y1
+}
+
+// bandKey hashes band i's rows of a frame of bounds r, read from img, with
+// the row above and the frame's width and height, which its bytes depend
+// on.
+func bandKey(img *image.RGBA, r image.Rectangle, i int) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
 	var num [24]byte
-	binary.LittleEndian.PutUint64(num[0:], uint64(b.Dx()))
-	binary.LittleEndian.PutUint64(num[8:], uint64(b.Dy()))
+	binary.LittleEndian.PutUint64(num[0:], uint64(r.Dx()))
+	binary.LittleEndian.PutUint64(num[8:], uint64(r.Dy()))
 	binary.LittleEndian.PutUint64(num[16:], uint64(i))
 	h.Write(num[:])
-	y0, y1 := b.Min.Y+i*bandRows, min(b.Min.Y+(i+1)*bandRows, b.Max.Y)
+	top, _, y1 := bandRange(r, i)
 	var above []byte
-	for y := max(y0-1, b.Min.Y); y < y1; y++ {
-		off := img.PixOffset(b.Min.X, y)
-		row := img.Pix[off : off+4*b.Dx()]
+	for y := top; y < y1; y++ {
+		off := img.PixOffset(r.Min.X, y)
+		row := img.Pix[off : off+4*r.Dx()]
 		// A row equal to the one above (most of a flat screen) is compared,
 		// several times faster than hashing it, and hashed as a mark.
 		if above != nil && bytes.Equal(row, above) {
@@ -201,48 +314,13 @@ func bandKey(img *image.RGBA, i int) uint64 {
 	return h.Sum64()
 }
 
-// compressBands compresses the bands listed in dirty into their chunks,
-// on up to GOMAXPROCS goroutines.
-func compressBands(img *image.RGBA, bands []band, dirty []int) error {
-	if len(dirty) == 0 {
-		return nil
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(dirty))
-	var next atomic.Int64
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			st := flatPool.Get().(*flatState)
-			defer flatPool.Put(st)
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(dirty) {
-					return
-				}
-				if err := st.compress(img, &bands[dirty[k]], dirty[k]); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// compress deflates band i's filtered rows into bd.chunk (a fresh IDAT
-// chunk) and sums them into bd.adler. The band ends on a sync flush, so the
-// next band's blocks follow on a byte boundary.
-func (st *flatState) compress(img *image.RGBA, bd *band, i int) error {
-	b := img.Bounds()
-	y0, y1 := b.Min.Y+i*bandRows, min(b.Min.Y+(i+1)*bandRows, b.Max.Y)
-	width := b.Dx()
+// compress deflates band i's filtered rows of a frame of bounds r, read
+// from img, into bd.chunk (a fresh IDAT chunk) and sums them into bd.adler.
+// The band ends on a sync flush, so the next band's blocks follow on a byte
+// boundary.
+func (st *flatState) compress(img *image.RGBA, bd *band, r image.Rectangle, i int) error {
+	top, y0, y1 := bandRange(r, i)
+	width := r.Dx()
 	st.idat.Reset()
 	st.fw.Reset(&st.idat)
 	bd.adler = adler{s1: 1}
@@ -253,13 +331,13 @@ func (st *flatState) compress(img *image.RGBA, bd *band, i int) error {
 	clear(prev)
 	out[0] = 2 // the Up filter
 	row := func(y int) []byte {
-		off := img.PixOffset(b.Min.X, y)
+		off := img.PixOffset(r.Min.X, y)
 		return img.Pix[off : off+4*width]
 	}
 	var lastSrc []byte
-	if y0 > b.Min.Y {
+	if top < y0 {
 		// Filter against the row above the band, as the decoder will.
-		lastSrc = row(y0 - 1)
+		lastSrc = row(top)
 		for x, i := 0, 1; x < 4*width; x, i = x+4, i+3 {
 			prev[i], prev[i+1], prev[i+2] = lastSrc[x], lastSrc[x+1], lastSrc[x+2]
 		}
@@ -295,6 +373,18 @@ type flatState struct {
 	idat            bytes.Buffer
 	fw              *flate.Writer
 	prev, out, zero []byte
+	pix             []byte // the band a phone draws (see band)
+}
+
+// band returns a buffer placed at band i's rows of a frame of bounds r
+// and the row above, for drawBand to draw into.
+func (s *flatState) band(r image.Rectangle, i int) *image.RGBA {
+	top, _, y1 := bandRange(r, i)
+	n := 4 * r.Dx() * (y1 - top)
+	if cap(s.pix) < n {
+		s.pix = make([]byte, 4*r.Dx()*(bandRows+1))
+	}
+	return &image.RGBA{Pix: s.pix[:n], Stride: 4 * r.Dx(), Rect: image.Rect(r.Min.X, top, r.Max.X, y1)}
 }
 
 // grow sizes the row buffers; zero is a filtered row equal to the one

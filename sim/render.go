@@ -3,7 +3,6 @@ package sim
 import (
 	"image"
 	"image/color"
-	"image/draw"
 	"strings"
 )
 
@@ -11,22 +10,19 @@ import (
 // UI dump is written from.
 type renderer struct {
 	dst   *image.RGBA // the rows being drawn
+	rows  image.RGBA  // the part of dst a view draws in (see view)
 	scale float64
 	prim  color.RGBA
 	dark  bool
 	ios   bool
 }
 
+// draw draws the screen's rows that dst covers: a whole frame, or a buffer
+// of a few rows placed at their rows (a screenshot's band), leaving nothing
+// of dst as it was. The pixels drawn are those a whole frame has there:
+// views are culled by the screen and their clips as when all of it is
+// drawn, and each draws only within dst.
 func (p *Phone) draw(dst *image.RGBA, L *screenLayout) {
-	p.drawRows(dst, dst.Bounds(), L)
-}
-
-// drawRows draws the screen's rows within rows into the frame f, leaving
-// the others as they are. The pixels drawn are those a whole frame has
-// there: views are culled by the frame and their clips as when all of it
-// is drawn, and each draws only within rows.
-func (p *Phone) drawRows(f *image.RGBA, rows image.Rectangle, L *screenLayout) {
-	dst, _ := f.SubImage(rows).(*image.RGBA)
 	if L.off || !coversOpaque(L.app, dst.Bounds()) {
 		// The app's window paints every pixel it covers: painting them
 		// black first cost a tenth of a screenshot.
@@ -35,17 +31,18 @@ func (p *Phone) drawRows(f *image.RGBA, rows image.Rectangle, L *screenLayout) {
 	if L.off {
 		return
 	}
+	screen := image.Rect(0, 0, p.w, p.h)
 	rd := p.renderer(dst, L)
-	rd.view(f, L.app)
+	rd.view(screen, L.app)
 	if L.dialog != nil {
 		dim(dst, L.dialog.scrimR)
-		rd.view(f, L.dialog)
+		rd.view(screen, L.dialog)
 	}
 	if L.keyboard != nil {
 		rd.keyboard(L.keyboard)
 	}
 	if L.toast != nil {
-		rd.view(f, L.toast)
+		rd.view(screen, L.toast)
 	}
 	if p.ios {
 		rd.iosChrome(dst, L)
@@ -56,9 +53,9 @@ func (p *Phone) drawRows(f *image.RGBA, rows image.Rectangle, L *screenLayout) {
 		sbBg = darken(rd.prim)
 	}
 	fill(dst, L.status.r, sbBg)
-	rd.view(f, L.status)
+	rd.view(screen, L.status)
 	fill(dst, L.nav.r, color.RGBA{12, 12, 14, 255})
-	rd.view(f, L.nav)
+	rd.view(screen, L.nav)
 }
 
 func (p *Phone) renderer(dst *image.RGBA, L *screenLayout) *renderer {
@@ -83,28 +80,33 @@ func coversOpaque(v *view, r image.Rectangle) bool {
 
 func (rd *renderer) dp(v float64) int { return int(v*rd.scale + 0.5) }
 
-// view draws v and its children; within dst (the frame cut by the clips
-// above v), only rd.dst's rows.
-func (rd *renderer) view(dst *image.RGBA, v *view) {
-	rows := dst
-	if b := dst.Bounds(); !b.In(rd.dst.Rect) {
-		rows, _ = dst.SubImage(b.Intersect(rd.dst.Rect)).(*image.RGBA)
+// view draws v and its children, culled and clipped by clip (the screen
+// cut by the clips above v), into rd.dst's rows.
+func (rd *renderer) view(clip image.Rectangle, v *view) {
+	r := clip.Intersect(rd.dst.Rect)
+	if r.Empty() {
+		// Nothing of v's subtree can reach rd.dst: every view under v
+		// draws within clip.
+		return
+	}
+	rows := rd.dst
+	if r != rd.dst.Rect {
+		// dst.SubImage(r), without an allocation per view and band.
+		rd.rows = image.RGBA{Pix: rd.dst.Pix[rd.dst.PixOffset(r.Min.X, r.Min.Y):], Stride: rd.dst.Stride, Rect: r}
+		rows = &rd.rows
 	}
 	rd.drawSelf(rows, v)
 	if len(v.children) == 0 {
 		return
 	}
 	if v.clip != nil {
-		sub, ok := dst.SubImage(v.clip.Intersect(dst.Bounds())).(*image.RGBA)
-		if ok && !sub.Bounds().Empty() {
-			dst = sub
-		} else {
+		if clip = v.clip.Intersect(clip); clip.Empty() {
 			return
 		}
 	}
 	for _, c := range v.children {
-		if c.r.Overlaps(dst.Bounds()) {
-			rd.view(dst, c)
+		if c.r.Overlaps(clip) {
+			rd.view(clip, c)
 		}
 	}
 }
@@ -365,7 +367,16 @@ func surface(dark bool) color.RGBA {
 }
 
 func fill(dst *image.RGBA, r image.Rectangle, c color.RGBA) {
-	draw.Draw(dst, r, image.NewUniform(c), image.Point{}, draw.Src)
+	// As draw.Draw with draw.Src and a uniform colour does, without
+	// allocating the colour (a screenshot fills per band).
+	if r = r.Intersect(dst.Rect); r.Empty() {
+		return
+	}
+	fillRow(dst, r.Min.X, r.Max.X, r.Min.Y, c)
+	first := dst.Pix[dst.PixOffset(r.Min.X, r.Min.Y):dst.PixOffset(r.Max.X, r.Min.Y)]
+	for y := r.Min.Y + 1; y < r.Max.Y; y++ {
+		copy(dst.Pix[dst.PixOffset(r.Min.X, y):], first)
+	}
 }
 
 // fillRound fills a rounded rectangle row by row (no anti-aliasing: cheap,

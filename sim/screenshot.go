@@ -18,36 +18,19 @@ type shotCache struct {
 	bands []band
 }
 
-// framePool recycles frame buffers between phones of one size: a
-// 1080×2400 frame is 10 MB, too much to keep per phone.
-var framePool sync.Map // image.Point -> *sync.Pool
-
 // renderSlots bounds the screenshots drawn and encoded at once to the
-// cores (each compresses its bands on all of them): 50 phones polled
-// together then hold a few frames, not 50 (500 MB kept after the burst),
-// and each screenshot gets the cores sooner.
+// cores (each draws and compresses its bands on all of them): 50 phones
+// polled together then hold a few encoders' buffers, not 50, and each
+// screenshot gets the cores sooner.
 var renderSlots = sync.OnceValue(func() chan struct{} {
 	return make(chan struct{}, runtime.GOMAXPROCS(0))
 })
 
-func getFrame(w, h int) *image.RGBA {
-	pl, _ := framePool.LoadOrStore(image.Pt(w, h), &sync.Pool{New: func() any {
-		return image.NewRGBA(image.Rect(0, 0, w, h))
-	}})
-	return pl.(*sync.Pool).Get().(*image.RGBA)
-}
-
-func putFrame(f *image.RGBA) {
-	if pl, ok := framePool.Load(f.Rect.Size()); ok {
-		pl.(*sync.Pool).Put(f)
-	}
-}
-
 // Screenshot returns the screen as PNG bytes, cached until the screen
 // changes; when it changed, only the bands where something else is painted
-// (see paintKeys) are drawn again, and of those only the ones whose pixels
-// changed are compressed again. The caller must not modify the returned
-// slice.
+// (see paintKeys), and that no phone of the process painted alike lately,
+// are drawn again, and of those only the ones whose pixels changed are
+// compressed again. The caller must not modify the returned slice.
 func (p *Phone) Screenshot() ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -55,42 +38,23 @@ func (p *Phone) Screenshot() ([]byte, error) {
 	paint := p.paintKeys(L)
 	key := sumKeys(paint)
 	if p.shot.png != nil && p.shot.key == key {
+		burstTrim.note(len(p.shot.png))
 		return p.shot.png, nil
-	}
-	prev := p.shot.bands
-	keep := make([]bool, len(paint))
-	if len(prev) == len(paint) {
-		for i := range paint {
-			keep[i] = prev[i].paint == paint[i]
-		}
 	}
 	slots := renderSlots()
 	slots <- struct{}{}
 	defer func() { <-slots }()
-	f := getFrame(p.w, p.h)
-	defer putFrame(f)
-	for i := 0; i < len(keep); {
-		if keep[i] {
-			i++
-			continue
-		}
-		j := i
-		for j < len(keep) && !keep[j] {
-			j++
-		}
-		// Bands i to j-1, and the row above them, which their first row is
-		// filtered against.
-		p.drawRows(f, image.Rect(0, max(i*bandRows-1, 0), p.w, min(j*bandRows, p.h)), L)
-		i = j
+	// Each band is drawn into a buffer of its own rows: no frame.
+	draw := func(buf *image.RGBA, _ int) *image.RGBA {
+		p.draw(buf, L)
+		return buf
 	}
-	png, bands, _, err := encodeBands(f, prev, keep)
+	png, bands, _, err := encodeBands(image.Rect(0, 0, p.w, p.h), draw, p.shot.bands, paint)
 	if err != nil {
 		return nil, fmt.Errorf("sim: screenshot: encode png: %w", err)
 	}
-	for i := range bands {
-		bands[i].paint = paint[i]
-	}
 	p.shot = shotCache{key: key, png: png, bands: bands}
+	burstTrim.note(len(png))
 	return png, nil
 }
 
@@ -100,6 +64,7 @@ func (p *Phone) Frame() (*image.RGBA, error) {
 	defer p.mu.Unlock()
 	f := image.NewRGBA(image.Rect(0, 0, p.w, p.h))
 	p.draw(f, p.layout())
+	burstTrim.note(len(f.Pix))
 	return f, nil
 }
 

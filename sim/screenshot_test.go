@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"image"
 	"image/png"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -39,7 +41,7 @@ func TestScreenshotPixels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh, _, _, err := encodeBands(frame, nil, nil)
+		fresh, _, _, err := encodeFrame(frame, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,29 +64,25 @@ func TestScreenshotReusesBands(t *testing.T) {
 	p.Launch("com.apex.shop")
 	p.Tap(540, 400)
 	f1, _ := p.Frame()
-	sharedBands.mu.Lock()
-	clear(sharedBands.byKey)
-	sharedBands.lru.Init()
-	sharedBands.size = 0
-	sharedBands.mu.Unlock()
-	_, bands, n1, err := encodeBands(f1, nil, nil)
+	sharedBands.clear()
+	_, bands, n1, err := encodeFrame(f1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n1 != len(bands) || n1 != (f1.Rect.Dy()+bandRows-1)/bandRows {
 		t.Fatalf("first frame: %d of %d bands compressed; want all", n1, len(bands))
 	}
-	if _, _, n, _ := encodeBands(f1, bands, nil); n != 0 {
+	if _, _, n, _ := encodeFrame(f1, bands); n != 0 {
 		t.Errorf("the same frame again: %d bands compressed; want 0", n)
 	}
-	if png, _, n, _ := encodeBands(f1, nil, nil); n != 0 {
+	if png, _, n, _ := encodeFrame(f1, nil); n != 0 {
 		t.Errorf("the same pixels on another phone: %d bands compressed; want 0", n)
 	} else {
 		samePixels(t, "shared", png, f1)
 	}
 	p.InputText("a")
 	f2, _ := p.Frame()
-	png2, _, n2, err := encodeBands(f2, bands, nil)
+	png2, _, n2, err := encodeFrame(f2, bands)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +109,69 @@ func samePixels(t *testing.T, name string, data []byte, frame *image.RGBA) {
 			if want := frame.RGBAAt(x, y); uint8(r>>8) != want.R || uint8(g>>8) != want.G || uint8(b>>8) != want.B {
 				t.Fatalf("%s: pixel (%d,%d) = %d %d %d; want %v", name, x, y, r>>8, g>>8, b>>8, want)
 			}
+		}
+	}
+}
+
+// TestScreenshotSharesPaintedBands: a phone showing what another phone
+// showed a moment before draws none of it, and one that differs by a
+// typed character draws only the bands painted otherwise; each screenshot
+// is byte for byte a fresh encode of its own frame.
+func TestScreenshotSharesPaintedBands(t *testing.T) {
+	newShop := func() *Phone {
+		p, err := NewPhone(Options{Seed: 1, Clock: newFakeClock()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Launch("com.apex.shop")
+		p.Tap(540, 400)
+		return p
+	}
+	a, b := newShop(), newShop()
+	sharedBands.clear()
+	if _, err := a.Screenshot(); err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	painted := a.paintKeys(a.layout())
+	a.mu.Unlock()
+	for _, tc := range []struct {
+		name string
+		do   func()
+	}{
+		{"the same screen", func() {}},
+		{"another character typed", func() { b.InputText("z") }},
+	} {
+		tc.do()
+		b.mu.Lock()
+		L := b.layout()
+		paint := b.paintKeys(L)
+		var mu sync.Mutex
+		var drawn []int
+		got, _, _, err := encodeBands(image.Rect(0, 0, b.w, b.h), func(buf *image.RGBA, i int) *image.RGBA {
+			mu.Lock()
+			drawn = append(drawn, i)
+			mu.Unlock()
+			b.draw(buf, L)
+			return buf
+		}, nil, paint)
+		b.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for i := range paint {
+			if paint[i] != painted[i] {
+				want = append(want, i)
+			}
+		}
+		slices.Sort(drawn)
+		if !slices.Equal(drawn, want) {
+			t.Errorf("%s: bands %v drawn; want %v (of %d)", tc.name, drawn, want, len(paint))
+		}
+		frame, _ := b.Frame()
+		if fresh, _, _, _ := encodeFrame(frame, nil); !bytes.Equal(got, fresh) {
+			t.Errorf("%s: the screenshot differs from a fresh encode of the frame", tc.name)
 		}
 	}
 }
