@@ -119,12 +119,12 @@ func TestTokensAndRoles(t *testing.T) {
 			if err := s.AddUser(actx, "mallory-"+strings.Fields(tt.name)[0], tt.name); err == nil {
 				t.Error("a non-admin added a user")
 			}
-			// Only an admin creates streams: the plane makes the artifacts
-			// store, and adding a project makes its records store.
+			// Only an admin creates streams: adding a project makes its
+			// records and app artifacts stores.
 			octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
 			defer ocancel()
-			if _, err := artifact.Open(octx, js); err != nil {
-				t.Errorf("open the app artifacts: %v", err)
+			if _, err := artifact.New(js).List(octx, "shop"); (err == nil) != (tt.queues || tt.joins) {
+				t.Errorf("list project shop's apps: %v, want listed=%v (bob is no member)", err, tt.queues || tt.joins)
 			}
 			if tt.joins {
 				rs, err := records.Open(octx, js)
@@ -270,5 +270,41 @@ func TestJoinTokenOfSomeProjects(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("upload a record into project %s: %v, want uploaded=%v", tc.project, err, tc.ok)
 		}
+	}
+}
+
+// TestProjectsFromBeforeGetTheirStores: a project whose app artifacts
+// store is missing (added before projects had one) gets it when the plane
+// starts again, so its testers can upload (only an admin creates streams).
+func TestProjectsFromBeforeGetTheirStores(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(time.Minute))
+	defer cancel()
+	const root = "the-admins-own-farm-token"
+	dir := t.TempDir()
+	start := func() *plane.Plane {
+		p, err := plane.Start(ctx, plane.Options{DataDir: dir, Listen: "127.0.0.1:0", Token: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := start()
+	_, js := p.Conn()
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddProject(ctx, "shop", "root"); err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteObjectStore(ctx, artifact.Bucket("shop")); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p = start()
+	defer p.Close()
+	_, js = p.Conn()
+	if _, err := js.ObjectStore(ctx, artifact.Bucket("shop")); err != nil {
+		t.Errorf("shop's app artifacts store after a restart: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -190,6 +191,14 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 		if err := authn.watch(life, kv); err != nil {
 			p.Close()
 			return nil, fmt.Errorf("plane: watch %s: %w", farm.BucketAuth, err)
+		}
+		st, err := auth.Open(ctx, p.js)
+		if err == nil {
+			err = st.ProvisionProjects(ctx)
+		}
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("plane: the projects' stores: %w", err)
 		}
 	}
 	if err := api.Serve(life, p.js, api.Options{Token: o.Token, Log: log}); err != nil {
