@@ -188,7 +188,8 @@ func (a *authenticator) update(e jetstream.KeyValueEntry, initial bool) {
 // membership. They subscribe to their own inbox only (inbox, from
 // farm.InboxPrefix), so they see no one else's answers nor the subjects
 // the farm's state flows on. Hosts write what hosts write (registry,
-// leases, runs' states, records) but queue nothing and upload no apps; a
+// leases, runs' states, records) but queue nothing, upload no apps and
+// change no settings; a
 // host whose join token names projects reads and writes only those
 // projects' records and apps. Only an admin changes users, projects,
 // tokens, limits and retention, or reshapes the farm's streams.
@@ -212,10 +213,10 @@ func permissions(p auth.Principal, projects map[string][]string, inbox string) *
 	// their hosts only.
 	subDeny := []string{api.Prefix + ">"}
 	if p.Host {
-		// Hosts run what users queued; they queue nothing and upload no
-		// apps. A host of some projects reads no other project's records
-		// or apps.
-		deny = append(deny, "runs.>", api.Prefix+">")
+		// Hosts run what users queued; they queue nothing, upload no apps
+		// and change no limits or retention. A host of some projects reads
+		// no other project's records or apps.
+		deny = append(deny, "runs.>", api.Prefix+">", "$KV."+farm.BucketConfig+".>")
 		for name := range projects {
 			if len(p.Projects) > 0 && !slices.Contains(p.Projects, name) {
 				deny = append(deny, objectStore(records.Bucket(name))...)
