@@ -192,7 +192,7 @@ func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app upload --project bank") {
+	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app upload --project bank") || !strings.Contains(err.Error(), "upload them again") {
 		t.Errorf("--app with another project's name: %v, want an error pointing at apex farm app upload --project bank", err)
 	}
 }

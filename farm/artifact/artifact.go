@@ -82,8 +82,7 @@ func (s *Store) bucket(ctx context.Context, project string, create bool) (jetstr
 	}
 	obs, err := farm.ExistingObjectStore(ctx, s.js, Bucket(project))
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return nil, fmt.Errorf("%w: project %s has no apps (upload them with apex farm app upload --project %s; "+
-			"apps uploaded before each project had its own store are not found: upload them again)", ErrNotFound, project, project)
+		return nil, fmt.Errorf("%w: project %s has no apps (upload them with apex farm app upload --project %s; %s)", ErrNotFound, project, project, uploadAgain)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("artifact: the apps of project %s: %w", project, err)
@@ -154,6 +153,10 @@ func (s *Store) Upload(ctx context.Context, file, proj, name string) (info Info,
 
 var hexHash = lazy.Regexp(`^[0-9a-f]{12,64}$`)
 
+// uploadAgain ends a not-found error: a farm upgraded from one shared
+// store finds none of the apps it kept.
+const uploadAgain = "apps uploaded before each project had its own store are not found: upload them again"
+
 // ErrNotFound is an artifact reference nothing matches.
 var ErrNotFound = errors.New("artifact: not found")
 
@@ -215,7 +218,7 @@ func (s *Store) Resolve(ctx context.Context, proj, ref string) (Info, error) {
 			return Info{}, fmt.Errorf("artifact %s: %d artifacts start so: give more of the hash", ref, len(match))
 		}
 	}
-	return Info{}, fmt.Errorf("%w: %q is no artifact name or hash of project %s (see apex farm app list --project %s)", ErrNotFound, ref, proj, proj)
+	return Info{}, fmt.Errorf("%w: %q is no artifact name or hash of project %s (see apex farm app list --project %s; %s)", ErrNotFound, ref, proj, proj, uploadAgain)
 }
 
 func lookup(ctx context.Context, obs jetstream.ObjectStore, project, hash string) (Info, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,11 @@ func TestStoredOnceByHashAndNamed(t *testing.T) {
 		if !tc.ok && !errors.Is(err, artifact.ErrNotFound) {
 			t.Errorf("Resolve(%s, %s) = %+v, %v; want ErrNotFound", tc.project, tc.ref, got, err)
 		}
+	}
+	// A farm upgraded from one shared store finds none of its apps: the
+	// refusal says so.
+	if _, err := s.Resolve(ctx, "shop", "from-before.apk"); err == nil || !strings.Contains(err.Error(), "upload them again") {
+		t.Errorf("an app from before: %v, want told to upload it again", err)
 	}
 	if _, _, err := s.Upload(ctx, write("notes.txt", []byte("x")), "shop", ""); err == nil {
 		t.Error("a .txt was stored as an app")
