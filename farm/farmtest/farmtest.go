@@ -131,6 +131,20 @@ tasks:
       - assert: {notChecked: {id: wifi}}
 `
 
+// SubmitN queues n runs like r (each with its own ID) and returns their IDs.
+func SubmitN(ctx context.Context, t testing.TB, q *queue.Queue, n int, r queue.Run) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		queued, err := q.Submit(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, queued.ID)
+	}
+	return ids
+}
+
 // RunToEnd queues r and waits until it ends; it returns its final record.
 func RunToEnd(ctx context.Context, t testing.TB, q *queue.Queue, r queue.Run) queue.Run {
 	t.Helper()
