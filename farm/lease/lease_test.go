@@ -148,7 +148,8 @@ func TestRenewalsFollowTheLastWrite(t *testing.T) {
 func TestRenewIsOneRoundTrip(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	nc, js := farmtest.Start(ctx, t, 0).Conn()
+	p := farmtest.Start(ctx, t, 0)
+	nc, _ := p.Conn()
 	reads, err := nc.SubscribeSync("$JS.API.STREAM.MSG.GET.KV_" + farm.BucketLeases)
 	if err != nil {
 		t.Fatal(err)
@@ -164,14 +165,8 @@ func TestRenewIsOneRoundTrip(t *testing.T) {
 		}
 		return n
 	}
-	a, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Two control-plane members' Leasers.
+	a, b := farmtest.Leases(ctx, t, p), farmtest.Leases(ctx, t, p)
 	rec, err := a.Take(ctx, lease.Record{Resource: "h1/d1", Holder: "alice"})
 	if err != nil {
 		t.Fatal(err)
@@ -197,15 +192,9 @@ func TestRenewIsOneRoundTrip(t *testing.T) {
 func TestWrittenLeasesAreForgotten(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	_, js := farmtest.Start(ctx, t, 0).Conn()
-	a, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := farmtest.Start(ctx, t, 0)
+	// Two control-plane members' Leasers.
+	a, b := farmtest.Leases(ctx, t, p), farmtest.Leases(ctx, t, p)
 	var later time.Duration // a's clock runs this far ahead
 	lease.SetClock(a, func() time.Time { return time.Now().Add(later) })
 	take := func(l *lease.Leaser, resource string) lease.Record {

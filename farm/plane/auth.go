@@ -189,10 +189,10 @@ func (a *authenticator) update(e jetstream.KeyValueEntry, initial bool) {
 // farm.InboxPrefix), so they see no one else's answers nor the subjects
 // the farm's state flows on. Hosts write what hosts write (registry,
 // leases, runs' states, records) but queue nothing, upload no apps and
-// change no settings; a
-// host whose join token names projects reads and writes only those
-// projects' records and apps. Only an admin changes users, projects,
-// tokens, limits and retention, or reshapes the farm's streams.
+// change no settings; a host whose join token names projects reads and
+// writes only those projects' records and apps. Only an admin changes
+// users, projects, tokens, limits and retention, or reshapes the farm's
+// streams. docs/security.md says what this leaves a host.
 //
 // A project's stores are closed to others by name, so the deny lists name
 // every project (a project added later drops the connections whose
