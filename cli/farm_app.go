@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/apexagent/apex/farm/api"
 	"github.com/apexagent/apex/farm/artifact"
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/spf13/cobra"
 )
 
@@ -15,10 +17,13 @@ func newCmdFarmApp(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "app",
 		Short: "Store app artifacts (APK, IPA, app bundle) on the farm for runs to install",
-		Long: `Apps are stored once, by the SHA-256 of their content, and named per project.
-A run names the ones to install with apex farm run --app HASH|NAME; its host
-fetches each into a bounded cache on its disk (by hash) and installs it
-before the run starts (Android: push + pm install through the adb client).`,
+		Long: `Each project keeps its apps in a store of its own, which only its members
+(testers upload, viewers list) and the hosts running its runs read; an app is
+stored once per project by the SHA-256 of its content, under the names the
+project gives it. A run names the ones to install with apex farm run --app
+HASH|NAME, resolved in the run's project only; its host fetches each into a
+bounded cache on its disk (by hash) and installs it before the run starts
+(Android: push + pm install through the adb client).`,
 	}
 	var ff farmFlags
 	var project, name string
@@ -28,7 +33,7 @@ before the run starts (Android: push + pm install through the adb client).`,
 		Example: `  apex farm app upload build/shop.apk --project shop && apex farm run --project shop --app shop.apk tests/*.yaml`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, closeFarm, err := openArtifacts(cmd.Context(), &ff, "apex farm app upload")
+			s, closeFarm, err := openArtifacts(cmd.Context(), &ff, "apex farm app upload", auth.Drive, project)
 			if err != nil {
 				return err
 			}
@@ -56,10 +61,10 @@ before the run starts (Android: push + pm install through the adb client).`,
 	var lproject string
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List a project's apps (every stored app without --project)",
+		Short: "List a project's apps",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, closeFarm, err := openArtifacts(cmd.Context(), &lf, "apex farm app list")
+			s, closeFarm, err := openArtifacts(cmd.Context(), &lf, "apex farm app list", auth.View, lproject)
 			if err != nil {
 				return err
 			}
@@ -80,23 +85,24 @@ before the run starts (Android: push + pm install through the adb client).`,
 		},
 	}
 	lf.register(list, "farm")
-	list.Flags().StringVar(&lproject, "project", "", "list the apps this project named")
+	list.Flags().StringVar(&lproject, "project", "default", "list the apps this project named")
 	cmd.AddCommand(upload, list)
 	return cmd
 }
 
-// openArtifacts connects to the farm and opens its artifacts store.
-func openArtifacts(ctx context.Context, ff *farmFlags, name string) (*artifact.Store, func(), error) {
+// openArtifacts connects to the farm and opens its artifacts, once the
+// control plane said the token may do a on project: the farm's NATS
+// permissions refuse the rest anyway, but this refusal says what to ask for.
+func openArtifacts(ctx context.Context, ff *farmFlags, name string, a auth.Action, project string) (*artifact.Store, func(), error) {
 	nc, js, err := ff.connect(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := artifact.Open(ctx, js)
-	if err != nil {
+	if err := api.NewClient(nc, ff.Token, farmActor()).Allow(ctx, a, project); err != nil {
 		nc.Close()
 		return nil, nil, err
 	}
-	return s, nc.Close, nil
+	return artifact.New(js), nc.Close, nil
 }
 
 // resolveApps turns --app references into artifact hashes of project.
@@ -104,10 +110,7 @@ func resolveApps(ctx context.Context, c *farmClient, project string, refs []stri
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	s, err := artifact.Open(ctx, c.js)
-	if err != nil {
-		return nil, err
-	}
+	s := artifact.New(c.js)
 	var out []string
 	for _, ref := range refs {
 		info, err := s.Resolve(ctx, project, ref)

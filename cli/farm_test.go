@@ -259,16 +259,16 @@ func TestFarmRunInstallsAnUploadedApp(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app list") {
-		t.Errorf("--app with another project's name: %v, want an error pointing at apex farm app list", err)
+	if _, _, err := run(t, "farm", "run", "--farm", p.ClientURL(), "--project", "bank", "--app", "notes.apk", script); err == nil || !strings.Contains(err.Error(), "apex farm app upload --project bank") || !strings.Contains(err.Error(), "upload them again") {
+		t.Errorf("--app with another project's name: %v, want an error pointing at apex farm app upload --project bank", err)
 	}
 }
 
 // TestFarmProjectMembership: with a tester's token of project A, apex farm
-// run, cancel and report and apex run --farm work in A and are refused in
-// project B, each saying which project and what role it needs; apex farm
-// runs lists A's runs only, and apex farm devices and leases name who
-// holds A's phone but not B's.
+// run, cancel and report, apex farm app upload and list, and apex run
+// --farm work in A and are refused in project B, each saying which
+// project and what role it needs; apex farm runs lists A's runs only, and
+// apex farm devices and leases name who holds A's phone but not B's.
 func TestFarmProjectMembership(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
@@ -282,6 +282,8 @@ func TestFarmProjectMembership(t *testing.T) {
 	tok := farmtest.Users(ctx, t, p, []string{"A", "B"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"A"}})["alice"]
 	file := filepath.Join(t.TempDir(), "wifi.yaml")
 	os.WriteFile(file, []byte("android:\n  launch: com.apex.settings\ntasks:\n  - name: wifi\n    flow:\n      - tap: Network & internet\n"), 0o644)
+	apk := filepath.Join(t.TempDir(), "notes.apk")
+	os.WriteFile(apk, adbdtest.APK(t, "com.acme.notes", "Acme Notes"), 0o644)
 	farmArgs := []string{"--farm", p.ClientURL(), "--token", tok}
 	// One run of each project, queued and finished by the admin.
 	ids := map[string]string{}
@@ -306,6 +308,8 @@ func TestFarmProjectMembership(t *testing.T) {
 			// A's phone may still run the run queued above.
 			return []string{"run", "--device", "h" + proj + "/sim-1", "--wait-device", "1m", "--report-dir", t.TempDir(), file}
 		}, "tester"},
+		{"upload an app", func(proj string) []string { return []string{"farm", "app", "upload", "--project", proj, apk} }, "tester"},
+		{"list the apps", func(proj string) []string { return []string{"farm", "app", "list", "--project", proj} }, "viewer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,12 +28,9 @@ const (
 	BucketRuns    = "farm_runs"    // run ID → queue.Run, moved between states by CAS
 	BucketConfig  = "farm_config"  // project limits and other settings
 	BucketAuth    = "farm_auth"    // users, projects, tokens (as hashes)
-	// BucketArtifacts is the object store of app artifacts by SHA-256.
-	// The plane makes it: only an admin may create streams.
-	BucketArtifacts = "farm_artifacts"
-	StreamRuns      = "FARM_RUNS"   // work queue: runs.pool.<platform>
-	StreamEvents    = "FARM_EVENTS" // events.<runID>.<kind>
-	StreamAudit     = "FARM_AUDIT"  // audit.<kind>
+	StreamRuns    = "FARM_RUNS"    // work queue: runs.pool.<platform>
+	StreamEvents  = "FARM_EVENTS"  // events.<runID>.<kind>
+	StreamAudit   = "FARM_AUDIT"   // audit.<kind>
 )
 
 // Config is the shape of a farm's assets. Zero values mean the defaults.
@@ -96,10 +93,6 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 			if _, err := js.CreateOrUpdateStream(ctx, s); err != nil {
 				return fmt.Errorf("farm: stream %s: %w", s.Name, err)
 			}
-		}
-		if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: BucketArtifacts,
-			Description: "app artifacts by SHA-256", Replicas: c.Replicas}); err != nil {
-			return fmt.Errorf("farm: object store %s: %w", BucketArtifacts, err)
 		}
 		for _, p := range []string{"android", "ios"} {
 			if _, err := js.CreateOrUpdateConsumer(ctx, StreamRuns, PoolConsumer(p)); err != nil {

@@ -13,16 +13,31 @@ import (
 
 // ObjectStore opens an object-store bucket, creating it on first use with as
 // many replicas as the farm's other assets: stores made per project (run
-// records) cannot be provisioned ahead. A cluster busy electing leaders
-// is asked again for up to objectStoreWait; a connection whose
-// permissions deny the bucket fails at once, with an error wrapping
+// records, app artifacts) cannot be provisioned ahead. A cluster busy
+// electing leaders is asked again for up to objectStoreWait; a connection
+// whose permissions deny the bucket fails at once, with an error wrapping
 // nats.ErrPermissionViolation.
-func ObjectStore(ctx context.Context, js jetstream.JetStream, bucket, description string) (obs jetstream.ObjectStore, err error) {
+func ObjectStore(ctx context.Context, js jetstream.JetStream, bucket, description string) (jetstream.ObjectStore, error) {
+	return openObjectStore(ctx, js, bucket, description, true)
+}
+
+// ExistingObjectStore is ObjectStore for readers: it creates nothing, and
+// a bucket that does not exist fails at once with an error wrapping
+// jetstream.ErrBucketNotFound.
+func ExistingObjectStore(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.ObjectStore, error) {
+	return openObjectStore(ctx, js, bucket, "", false)
+}
+
+func openObjectStore(ctx context.Context, js jetstream.JetStream, bucket, description string, create bool) (obs jetstream.ObjectStore, err error) {
 	rctx, cancel := context.WithTimeout(ctx, objectStoreWait)
 	defer cancel()
 	err = Retry(rctx, func(ctx context.Context) error {
-		dctx, denied := watchDenied(ctx, js.Conn(), "OBJ_"+bucket)
-		obs, err = objectStore(dctx, js, bucket, description)
+		dctx, denied := WatchDenied(ctx, js.Conn(), "OBJ_"+bucket)
+		if create {
+			obs, err = objectStore(dctx, js, bucket, description)
+		} else if obs, err = js.ObjectStore(dctx, bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+			err = Permanent(fmt.Errorf("farm: object store %s: %w", bucket, err))
+		}
 		if d := denied(); d != nil {
 			return Permanent(fmt.Errorf("farm: object store %s: %w (your token's role or projects do not allow it: ask an admin)", bucket, d))
 		}
@@ -31,12 +46,12 @@ func ObjectStore(ctx context.Context, js jetstream.JetStream, bucket, descriptio
 	return obs, err
 }
 
-// watchDenied returns ctx canceled as soon as the server tells nc it may
+// WatchDenied returns ctx canceled as soon as the server tells nc it may
 // not publish to a subject containing what — NATS answers a denied
 // request with an error on the connection, not to the request, which
 // would otherwise wait for its timeout — and a func that ends the watch
 // and returns that error, if any.
-func watchDenied(ctx context.Context, nc *nats.Conn, what string) (context.Context, func() error) {
+func WatchDenied(ctx context.Context, nc *nats.Conn, what string) (context.Context, func() error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	before := nc.LastError()
 	done := make(chan struct{})

@@ -340,26 +340,7 @@ func TestReadsFollowMembership(t *testing.T) {
 	})
 
 	// A raw connection with her token: the server refuses each read.
-	refusals := make(chan error, 100)
-	raw, err := nats.Connect(p.ClientURL(), nats.UserInfo(farm.User, token), nats.CustomInboxPrefix(farm.InboxPrefix(token)),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { refusals <- err }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	refused := func(t *testing.T, subject string) {
-		t.Helper()
-		for {
-			select {
-			case err := <-refusals:
-				if errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), subject) {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatalf("the server did not refuse %s", subject)
-			}
-		}
-	}
+	raw := farmtest.Dial(t, p, token)
 	direct := []struct {
 		name, subject string
 		do            func() error
@@ -395,11 +376,11 @@ func TestReadsFollowMembership(t *testing.T) {
 	for _, d := range direct {
 		t.Run("direct "+d.name, func(t *testing.T) {
 			d.do()
-			refused(t, d.subject)
+			raw.Refused(ctx, t, d.subject)
 		})
 	}
 	// Her own inbox works: the farm API answers there.
-	if _, err := api.NewClient(raw, token, "").Run(ctx, runs["A"].ID); err != nil {
+	if _, err := api.NewClient(raw.Conn, token, "").Run(ctx, runs["A"].ID); err != nil {
 		t.Errorf("an API request on the raw connection: %v", err)
 	}
 }

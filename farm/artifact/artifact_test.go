@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,19 +25,17 @@ func TestKind(t *testing.T) {
 	}
 }
 
-// TestStoredOnceByHashAndNamed: the same content uploaded twice (another
-// project, another name) is stored once; names resolve per project, hashes
-// and hash prefixes everywhere; a host's cache downloads each artifact
-// once and drops the least recently used past its bound, never one in use.
+// TestStoredOnceByHashAndNamed: the same content uploaded twice in a
+// project (another name) is stored once there; names, hashes and hash
+// prefixes resolve in their project only; a host's cache downloads each
+// artifact once and drops the least recently used past its bound, never
+// one in use.
 func TestStoredOnceByHashAndNamed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p := farmtest.Start(ctx, t, 0)
 	_, js := p.Conn()
-	s, err := artifact.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := artifact.New(js)
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		f := filepath.Join(dir, name)
@@ -50,24 +49,31 @@ func TestStoredOnceByHashAndNamed(t *testing.T) {
 	if err != nil || existed {
 		t.Fatalf("first upload: %+v existed=%v %v", a, existed, err)
 	}
-	b, existed, err := s.Upload(ctx, write("copy.apk", adbdtest.APK(t, "com.acme.notes", "Acme Notes")), "bank", "notes-1.2")
+	copied := write("copy.apk", adbdtest.APK(t, "com.acme.notes", "Acme Notes"))
+	b, existed, err := s.Upload(ctx, copied, "shop", "notes-1.2")
 	if err != nil || !existed || b.Hash != a.Hash {
 		t.Fatalf("same content again: %+v existed=%v %v; want stored once as %s", b, existed, err, a.Hash)
 	}
-	if all, err := s.List(ctx, ""); err != nil || len(all) != 1 {
-		t.Errorf("stored artifacts: %+v %v; want one", all, err)
+	if c, existed, err := s.Upload(ctx, copied, "bank", "notes-bank"); err != nil || existed || c.Hash != a.Hash {
+		t.Fatalf("same content in another project: %+v existed=%v %v; want stored anew there", c, existed, err)
+	}
+	if all, err := s.List(ctx, "shop"); err != nil || len(all) != 2 || all[0].Hash != a.Hash || all[1].Hash != a.Hash {
+		t.Errorf("shop's artifacts: %+v %v; want one, named twice", all, err)
 	}
 	for _, tc := range []struct {
 		project, ref string
 		ok           bool
 	}{
 		{"shop", "notes.apk", true},
-		{"bank", "notes-1.2", true},
+		{"shop", "notes-1.2", true},
+		{"bank", "notes-bank", true},
 		{"bank", "notes.apk", false}, // a name is its project's
-		{"bank", a.Hash, true},
-		{"bank", a.Hash[:12], true},
+		{"shop", a.Hash, true},
+		{"shop", a.Hash[:12], true},
 		{"shop", "0123456789ab", false},
 		{"shop", "nothing", false},
+		{"tools", a.Hash, false}, // a project with no store yet
+		{"tools", "notes.apk", false},
 	} {
 		got, err := s.Resolve(ctx, tc.project, tc.ref)
 		if tc.ok && (err != nil || got.Hash != a.Hash || got.Kind != "apk") {
@@ -76,6 +82,11 @@ func TestStoredOnceByHashAndNamed(t *testing.T) {
 		if !tc.ok && !errors.Is(err, artifact.ErrNotFound) {
 			t.Errorf("Resolve(%s, %s) = %+v, %v; want ErrNotFound", tc.project, tc.ref, got, err)
 		}
+	}
+	// A farm upgraded from one shared store finds none of its apps: the
+	// refusal says so.
+	if _, err := s.Resolve(ctx, "shop", "from-before.apk"); err == nil || !strings.Contains(err.Error(), "upload them again") {
+		t.Errorf("an app from before: %v, want told to upload it again", err)
 	}
 	if _, _, err := s.Upload(ctx, write("notes.txt", []byte("x")), "shop", ""); err == nil {
 		t.Error("a .txt was stored as an app")
@@ -96,7 +107,7 @@ func TestStoredOnceByHashAndNamed(t *testing.T) {
 	}
 	fetch := func(i artifact.Info) (string, func()) {
 		t.Helper()
-		path, release, err := c.Fetch(ctx, i.Hash, i.Kind)
+		path, release, err := c.Fetch(ctx, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +132,9 @@ func TestStoredOnceByHashAndNamed(t *testing.T) {
 	if present(infos[0]) || !present(infos[1]) || !present(infos[2]) {
 		t.Errorf("after c: a %v b %v c %v; want a dropped, b (in use) and c kept", present(infos[0]), present(infos[1]), present(infos[2]))
 	}
-	if _, _, err := c.Fetch(ctx, "zz", "apk"); err == nil {
-		t.Error("a fetch of a bad hash went ahead")
+	for _, bad := range []artifact.Info{{Hash: "zz", Kind: "apk", Project: "shop"}, {Hash: infos[1].Hash, Kind: "../apk", Project: "shop"}} {
+		if _, _, err := c.Fetch(ctx, bad); err == nil {
+			t.Errorf("a fetch of %+v went ahead", bad)
+		}
 	}
 }

@@ -45,12 +45,20 @@ func NewCache(store *Store, dir string, maxBytes int64) (*Cache, error) {
 	return &Cache{store: store, dir: dir, max: maxBytes, inUse: map[string]int{}, fetching: map[string]*sync.Mutex{}}, nil
 }
 
-// Fetch returns the path of artifact hash on this disk, downloading it
-// once; the file stays until release is called. kind picks the file's
-// extension (installers look at it).
-func (c *Cache) Fetch(ctx context.Context, hash, kind string) (path string, release func(), err error) {
+// Fetch returns the path of artifact a (as Store.Resolve found it in its
+// project) on this disk, downloading it from a.Project's store once; the
+// file stays until release is called. Files are kept by hash: the same
+// bytes in two projects are one file. a.Kind picks the file's extension
+// (installers look at it).
+func (c *Cache) Fetch(ctx context.Context, a Info) (path string, release func(), err error) {
+	hash := a.Hash
 	if !hexHash().MatchString(hash) || len(hash) != 64 {
 		return "", nil, fmt.Errorf("artifact: %q is not a SHA-256", hash)
+	}
+	switch a.Kind {
+	case "apk", "ipa", "app":
+	default:
+		return "", nil, fmt.Errorf("artifact %s: kind %q is none of apk, ipa, app: upload it again", hash, a.Kind)
 	}
 	c.mu.Lock()
 	c.inUse[hash]++
@@ -68,14 +76,14 @@ func (c *Cache) Fetch(ctx context.Context, hash, kind string) (path string, rele
 		}
 		c.mu.Unlock()
 	}
-	path = filepath.Join(c.dir, hash+"."+kind)
+	path = filepath.Join(c.dir, hash+"."+a.Kind)
 	lock.Lock()
 	defer lock.Unlock()
 	now := time.Now()
 	if err := os.Chtimes(path, now, now); err == nil { // a hit: now the most recently used
 		return path, release, nil
 	}
-	if err := c.download(ctx, hash, path); err != nil {
+	if err := c.download(ctx, a.Project, hash, path); err != nil {
 		release()
 		return "", nil, err
 	}
@@ -83,16 +91,16 @@ func (c *Cache) Fetch(ctx context.Context, hash, kind string) (path string, rele
 	return path, release, nil
 }
 
-// download fetches hash into path through a temporary file, checking that
-// the content has the hash.
-func (c *Cache) download(ctx context.Context, hash, path string) error {
+// download fetches hash from project's store into path through a
+// temporary file, checking that the content has the hash.
+func (c *Cache) download(ctx context.Context, project, hash, path string) error {
 	tmp, err := os.CreateTemp(c.dir, ".fetch-*")
 	if err != nil {
 		return fmt.Errorf("artifact: cache: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	sum := sha256.New()
-	err = c.store.download(ctx, hash, io.MultiWriter(tmp, sum))
+	err = c.store.download(ctx, project, hash, io.MultiWriter(tmp, sum))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

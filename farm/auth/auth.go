@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm"
+	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/internal/lazy"
@@ -181,10 +182,39 @@ func (s *Store) AddProject(ctx context.Context, name, actor string) error {
 		}
 		return fmt.Errorf("auth: add project %s: %w", name, err)
 	}
-	if _, err := records.Create(ctx, s.js, name); err != nil {
-		return fmt.Errorf("auth: add project %s: its records store: %w", name, err)
+	if err := projectStores(ctx, s.js, name); err != nil {
+		return fmt.Errorf("auth: add project %s: %w", name, err)
 	}
 	return audit.Log(ctx, s.js, audit.Event{Kind: audit.AdminProjectAdded, Actor: actor, Resource: "project/" + name})
+}
+
+// projectStores makes project's object stores: its records and its app
+// artifacts. Where the farm has a --token only an admin creates streams,
+// so they must exist before a host uploads a record or a tester an app.
+func projectStores(ctx context.Context, js jetstream.JetStream, project string) error {
+	if _, err := records.Create(ctx, js, project); err != nil {
+		return fmt.Errorf("its records store: %w", err)
+	}
+	if _, err := artifact.Create(ctx, js, project); err != nil {
+		return fmt.Errorf("its app artifacts store: %w", err)
+	}
+	return nil
+}
+
+// ProvisionProjects makes the object stores every project has (records,
+// app artifacts) where they are missing: a farm whose projects were added
+// before a kind of store existed gets it. The plane calls it at start.
+func (s *Store) ProvisionProjects(ctx context.Context) error {
+	projects, err := s.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range projects {
+		if err := projectStores(ctx, s.js, p.Name); err != nil {
+			return fmt.Errorf("auth: project %s: %w", p.Name, err)
+		}
+	}
+	return nil
 }
 
 // Projects lists the projects, by name.

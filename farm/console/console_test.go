@@ -98,17 +98,13 @@ func openAndTap(t *testing.T, tab context.Context, user string, before ...chrome
 func TestConsoleProjects(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
-	p := farmtest.Start(ctx, t, 0)
-	_, js := p.Conn()
-	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Labels: map[string]string{"project": "shop"},
-		Playground: playgrounds(t, &seen{})})
+	p, srv := doorFarm(ctx, t, &seen{}, map[string]string{"project": "shop"})
 	tokens := farmtest.Users(ctx, t, p, []string{"shop", "bank"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"shop"}},
 		farmtest.Member{User: "bob", Role: auth.Tester, Projects: []string{"bank"}})
 	// A run of bank's that sits in the queue (its labels match no phone).
 	if _, err := farmtest.Queue(ctx, t, p).Submit(ctx, queue.Run{ID: "rbank", Project: "bank", Name: "b.yaml", Script: []byte("tasks: []"), Labels: map[string]string{"lab": "none"}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := serveConsole(ctx, t, js)
 
 	tab := chromium.Tab(t, 90*time.Second, "the console refuses a phone of another project and opens one of the user's")
 	openAndTap(t, tab, "alice",

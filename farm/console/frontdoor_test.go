@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
 	"github.com/apexagent/apex/farm/host"
+	"github.com/apexagent/apex/farm/plane"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
@@ -60,6 +62,18 @@ func playgrounds(t *testing.T, rec *seen, transport ...string) func(registry.Dev
 	}
 }
 
+// doorFarm starts a farm whose host "h1" serves one simulated phone,
+// labelled labels, with real playgrounds recorded by rec (transport: their
+// preview transport, if given), and the farm's console in front of it;
+// all stop when t ends.
+func doorFarm(ctx context.Context, t *testing.T, rec *seen, labels map[string]string, transport ...string) (*plane.Plane, *httptest.Server) {
+	t.Helper()
+	p := farmtest.Start(ctx, t, 0)
+	_, js := p.Conn()
+	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Labels: labels, Playground: playgrounds(t, rec, transport...)})
+	return p, serveConsole(ctx, t, js)
+}
+
 // TestFrontDoor: the console's origin proxies a leased phone's real
 // playground on its host, through NATS: its screenshot is a PNG, a tap
 // changes the phone, the MJPEG stream flows with no-transform; the host
@@ -68,14 +82,10 @@ func playgrounds(t *testing.T, rec *seen, transport ...string) func(registry.Dev
 func TestFrontDoor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
-	p := farmtest.Start(ctx, t, 0)
-	_, js := p.Conn()
 	rec := &seen{}
-	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(),
-		Labels: map[string]string{"project": "shop"}, Playground: playgrounds(t, rec)})
+	p, srv := doorFarm(ctx, t, rec, map[string]string{"project": "shop"})
 	tokens := farmtest.Users(ctx, t, p, []string{"shop", "bank"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"shop"}},
 		farmtest.Member{User: "vera", Role: auth.Viewer, Projects: []string{"shop"}}, farmtest.Member{User: "bob", Role: auth.Tester, Projects: []string{"bank"}})
-	srv := serveConsole(ctx, t, js)
 
 	do := consoleClient(ctx, t, srv.URL, tokens)
 	waitDevice(ctx, t, do, "alice", "h1/sim-1")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/apexagent/apex/farm/farmtest"
-	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/internal/patience"
 )
 
@@ -19,11 +18,8 @@ import (
 func TestBrokenLeaseClosesPlayground(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
-	p := farmtest.Start(ctx, t, 0)
-	_, js := p.Conn()
 	rec := &seen{}
-	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, rec)})
-	srv := serveConsole(ctx, t, js)
+	p, srv := doorFarm(ctx, t, rec, nil)
 	do := consoleClient(ctx, t, srv.URL, map[string]string{"admin": "the-farm-admin-token"})
 	waitDevice(ctx, t, do, "admin", "h1/sim-1")
 	openPlayground(t, do, "admin", "h1/sim-1")

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/farm/farmtest"
-	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/internal/patience"
 	"github.com/apexagent/apex/server"
 	"github.com/chromedp/chromedp"
@@ -37,10 +35,7 @@ func TestPlaygroundThroughTheDoor(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 			defer cancel()
-			p := farmtest.Start(ctx, t, 0)
-			_, js := p.Conn()
-			farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, &seen{}, tc.lock)})
-			srv := serveConsole(ctx, t, js)
+			_, srv := doorFarm(ctx, t, &seen{}, nil, tc.lock)
 
 			tab := chromium.Tab(t, 90*time.Second, "the playground page works through the front door")
 			row := `#devices tr[data-id="h1/sim-1"] button`

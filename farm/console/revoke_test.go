@@ -13,7 +13,6 @@ import (
 	"github.com/apexagent/apex/farm/audit"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/farmtest"
-	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
 	"github.com/apexagent/apex/internal/patience"
 )
@@ -26,11 +25,9 @@ import (
 func TestRevokedTokenEndsConsoleSessions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
-	p := farmtest.Start(ctx, t, 0)
+	p, srv := doorFarm(ctx, t, &seen{}, nil)
 	_, js := p.Conn()
-	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, &seen{})})
 	tokens := farmtest.Users(ctx, t, p, []string{"default"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"default"}})
-	srv := serveConsole(ctx, t, js)
 	do := consoleClient(ctx, t, srv.URL, tokens)
 	waitDevice(ctx, t, do, "alice", "h1/sim-1")
 	const door = "/devices/h1/sim-1/playground"

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apexagent/apex/farm/farmtest"
-	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/internal/patience"
 	"github.com/coder/websocket"
 )
@@ -25,11 +23,8 @@ func TestWebSocketThroughTheDoor(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(2*time.Minute))
 	defer cancel()
-	p := farmtest.Start(ctx, t, 0)
-	_, js := p.Conn()
 	rec := &seen{}
-	farmtest.StartHost(ctx, t, js, host.Options{ID: "h1", Sim: 1, RunsDir: t.TempDir(), Playground: playgrounds(t, rec)})
-	srv := serveConsole(ctx, t, js)
+	_, srv := doorFarm(ctx, t, rec, nil)
 	admin := http.Header{"Authorization": {"Bearer the-farm-admin-token"}}
 	do := func(method, path string) int {
 		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, strings.NewReader("{}"))

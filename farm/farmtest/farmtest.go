@@ -5,10 +5,14 @@ package farmtest
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/host"
 	"github.com/apexagent/apex/farm/lease"
@@ -127,6 +131,20 @@ tasks:
       - assert: {notChecked: {id: wifi}}
 `
 
+// SubmitN queues n runs like r (each with its own ID) and returns their IDs.
+func SubmitN(ctx context.Context, t testing.TB, q *queue.Queue, n int, r queue.Run) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		queued, err := q.Submit(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, queued.ID)
+	}
+	return ids
+}
+
 // RunToEnd queues r and waits until it ends; it returns its final record.
 func RunToEnd(ctx context.Context, t testing.TB, q *queue.Queue, r queue.Run) queue.Run {
 	t.Helper()
@@ -165,4 +183,46 @@ func WaitDevices(ctx context.Context, t testing.TB, p *plane.Plane, n int) {
 		}
 	}
 	t.Fatalf("the farm did not register %d devices: %v", n, ctx.Err())
+}
+
+// Raw is a bare NATS connection to the farm of p with token, as a client
+// that bypasses apex's packages would make, and what the server refused it.
+type Raw struct {
+	*nats.Conn
+	refusals chan error
+}
+
+// Dial makes a Raw connection with token; it closes when t ends.
+func Dial(t testing.TB, p *plane.Plane, token string) *Raw {
+	t.Helper()
+	r := &Raw{refusals: make(chan error, 100)}
+	nc, err := nats.Connect(p.ClientURL(), nats.UserInfo(farm.User, token), nats.CustomInboxPrefix(farm.InboxPrefix(token)),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			select {
+			case r.refusals <- err:
+			default:
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	r.Conn = nc
+	return r
+}
+
+// Refused waits until the server refuses subject on r (a permissions
+// violation naming it), failing t when ctx ends first.
+func (r *Raw) Refused(ctx context.Context, t testing.TB, subject string) {
+	t.Helper()
+	for {
+		select {
+		case err := <-r.refusals:
+			if errors.Is(err, nats.ErrPermissionViolation) && strings.Contains(err.Error(), subject) {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatalf("the server did not refuse %s", subject)
+		}
+	}
 }

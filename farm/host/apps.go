@@ -8,7 +8,9 @@ import (
 )
 
 // fetchApps brings the artifacts run r installs into the host's cache; it
-// returns their files, kept until release.
+// returns their files, kept until release. Each is resolved in r's
+// project's store first, even when cached: a run installs only its own
+// project's apps.
 func (a *Agent) fetchApps(ctx context.Context, r queue.Run) (files []string, release func(), err error) {
 	var releases []func()
 	release = func() {
@@ -22,7 +24,7 @@ func (a *Agent) fetchApps(ctx context.Context, r queue.Run) (files []string, rel
 			release()
 			return nil, nil, fmt.Errorf("app %s: %w", hash, err)
 		}
-		path, rel, err := a.apps.Fetch(ctx, info.Hash, info.Kind)
+		path, rel, err := a.apps.Fetch(ctx, info)
 		if err != nil {
 			release()
 			return nil, nil, fmt.Errorf("app %s: %w", hash, err)

@@ -139,10 +139,7 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 		if a.q, err = queue.Open(ctx, js); err != nil {
 			return err
 		}
-		if a.records, err = records.Open(ctx, js); err != nil {
-			return err
-		}
-		a.artifacts, err = artifact.Open(ctx, js)
+		a.records, err = records.Open(ctx, js)
 		return err
 	})
 	cancel()
@@ -152,6 +149,7 @@ func Run(ctx context.Context, js jetstream.JetStream, o Options) error {
 	if o.AppCache == "" {
 		o.AppCache = filepath.Join(o.RunsDir, "app-cache")
 	}
+	a.artifacts = artifact.New(js)
 	if a.apps, err = artifact.NewCache(a.artifacts, o.AppCache, o.AppCacheBytes); err != nil {
 		return err
 	}

@@ -33,14 +33,7 @@ func TestRunsPassOnCleanPhones(t *testing.T) {
 	defer cancel()
 	p := farmtest.Start(ctx, t, 2)
 	q := farmtest.Queue(ctx, t, p)
-	var ids []string
-	for range 6 {
-		r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID)
-	}
+	ids := farmtest.SubmitN(ctx, t, q, 6, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
 	for _, id := range ids {
 		if last := farmtest.WaitRun(ctx, t, q, id, nil); last.State != queue.Passed {
 			t.Errorf("run %s on %s: %s: %s", id, last.Device, last.State, last.Reason)

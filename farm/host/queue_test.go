@@ -54,14 +54,7 @@ func TestCancelTimeoutAndProjectLimit(t *testing.T) {
 		if err := q.SetLimit(ctx, "one-at-a-time", 1); err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
-		for range 2 {
-			r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff), Project: "one-at-a-time"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, r.ID)
-		}
+		ids := farmtest.SubmitN(ctx, t, q, 2, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff), Project: "one-at-a-time"})
 		a, b := wait(ids[0], final), wait(ids[1], final)
 		if a.State != queue.Passed || b.State != queue.Passed {
 			t.Fatalf("runs ended %s and %s", a.State, b.State)

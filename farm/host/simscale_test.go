@@ -52,14 +52,7 @@ func TestHostBootsSimsForQueuedRuns(t *testing.T) {
 	waitServed("its one phone", func(n int) bool { return n == 1 })
 
 	q := farmtest.Queue(ctx, t, p)
-	var ids []string
-	for range 6 {
-		r, err := q.Submit(ctx, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, r.ID)
-	}
+	ids := farmtest.SubmitN(ctx, t, q, 6, queue.Run{Name: "wifi.yaml", Script: []byte(wifiOff)})
 	most := waitServed("more phones for the queued runs", func(n int) bool { return n > 1 })
 	devices := map[string]bool{}
 	for _, id := range ids {

@@ -84,7 +84,12 @@ type Leaser struct {
 	// and its revision: renewing it is then one compare-and-swap against
 	// that revision, without reading the lease from the bucket's leader
 	// first (two round trips through a busy cluster made renewals late).
+	// An entry goes when this Leaser releases the lease or finds it lost,
+	// and, for leases another member renewed or released since, when it
+	// is older than the TTL at the next Take: the map holds about the
+	// leases this Leaser wrote within a TTL.
 	wrote sync.Map // resource → written
+	now   func() time.Time
 }
 
 // written is a lease record as a Leaser wrote it, and its revision.
@@ -103,7 +108,7 @@ func New(ctx context.Context, js jetstream.JetStream) (*Leaser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lease: bucket status: %w", err)
 	}
-	return &Leaser{js: js, kv: kv, ttl: st.TTL()}, nil
+	return &Leaser{js: js, kv: kv, ttl: st.TTL(), now: time.Now}, nil
 }
 
 // TTL is how long a lease lives without renewal.
@@ -126,7 +131,8 @@ func (l *Leaser) Acquire(ctx context.Context, want Record) (*Lease, error) {
 // it: the caller renews it (Renew) every third of the TTL and releases it
 // (Release). It fails with a *HeldError while someone else holds it.
 func (l *Leaser) Take(ctx context.Context, want Record) (Record, error) {
-	now := time.Now()
+	now := l.now()
+	l.forget(now)
 	resource, holder, run := want.Resource, want.Holder, want.Run
 	key := rand.Text()
 	rec := Record{Resource: resource, Holder: holder, Run: run, Project: want.Project, Since: now, Renewed: now, KeyHash: HashKey(key)}
@@ -148,7 +154,7 @@ func (l *Leaser) Take(ctx context.Context, want Record) (Record, error) {
 	// Store the fence in the record, so others can check commands against
 	// it. This write restarts the TTL: the holder's clock starts here, not
 	// after the audit log below (slow on a busy cluster).
-	rec.Fence, rec.Renewed = rev, time.Now()
+	rec.Fence, rec.Renewed = rev, l.now()
 	data, _ = json.Marshal(rec)
 	rev2, err := l.kv.Update(ctx, k, data, rev)
 	if err != nil {
@@ -175,7 +181,7 @@ func (l *Leaser) Renew(ctx context.Context, rec Record) error {
 		w := v.(written)
 		if w.rec.Fence == rec.Fence && w.rec.Holder == rec.Holder {
 			cur := w.rec
-			cur.Renewed = time.Now()
+			cur.Renewed = l.now()
 			data, _ := json.Marshal(cur)
 			rev, err := l.kv.Update(ctx, key, data, w.rev)
 			if err == nil {
@@ -196,12 +202,14 @@ func (l *Leaser) Renew(ctx context.Context, rec Record) error {
 		}
 		var cur Record
 		if !ok || json.Unmarshal(data, &cur) != nil {
+			l.forgetLost(rec)
 			return fmt.Errorf("%w: %s is no longer leased", ErrLost, rec.Resource)
 		}
 		if cur.Fence != rec.Fence || cur.Holder != rec.Holder {
+			l.forgetLost(rec)
 			return fmt.Errorf("%w: %s is leased by %s now", ErrLost, rec.Resource, cur.Holder)
 		}
-		cur.Renewed = time.Now()
+		cur.Renewed = l.now()
 		data, _ = json.Marshal(cur)
 		// Update publishes without a per-key TTL; the bucket's TTL restarts
 		// with every message, which is what renews the lease.
@@ -222,9 +230,7 @@ func (l *Leaser) Renew(ctx context.Context, rec Record) error {
 // the key if it is still rec's. The release is logged before the key
 // goes, so the audit log never shows the next holder first.
 func (l *Leaser) Release(ctx context.Context, rec Record, lost error) {
-	if v, ok := l.wrote.Load(rec.Resource); ok && v.(written).rec.Fence == rec.Fence {
-		l.wrote.CompareAndDelete(rec.Resource, v)
-	}
+	l.forgetLost(rec)
 	if lost != nil {
 		audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseLost, Actor: rec.Holder, Resource: rec.Resource, Run: rec.Run,
 			Fence: rec.Fence, Detail: lost.Error()})
@@ -238,6 +244,25 @@ func (l *Leaser) Release(ctx context.Context, rec Record, lost error) {
 	}
 	audit.Log(ctx, l.js, audit.Event{Kind: audit.LeaseReleased, Actor: rec.Holder, Resource: rec.Resource, Run: rec.Run, Fence: rec.Fence})
 	l.kv.Delete(ctx, key, jetstream.LastRevision(rev))
+}
+
+// forgetLost drops what this Leaser wrote of lease rec, which is over.
+func (l *Leaser) forgetLost(rec Record) {
+	if v, ok := l.wrote.Load(rec.Resource); ok && v.(written).rec.Fence == rec.Fence {
+		l.wrote.CompareAndDelete(rec.Resource, v)
+	}
+}
+
+// forget drops what this Leaser wrote more than a TTL before now: those
+// leases expired, or another member renewed or released them since, so a
+// renewal against that revision would fail anyway.
+func (l *Leaser) forget(now time.Time) {
+	l.wrote.Range(func(k, v any) bool {
+		if now.Sub(v.(written).rec.Renewed) > l.ttl {
+			l.wrote.CompareAndDelete(k, v)
+		}
+		return true
+	})
 }
 
 // List returns the leases held now.

@@ -148,7 +148,8 @@ func TestRenewalsFollowTheLastWrite(t *testing.T) {
 func TestRenewIsOneRoundTrip(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	nc, js := farmtest.Start(ctx, t, 0).Conn()
+	p := farmtest.Start(ctx, t, 0)
+	nc, _ := p.Conn()
 	reads, err := nc.SubscribeSync("$JS.API.STREAM.MSG.GET.KV_" + farm.BucketLeases)
 	if err != nil {
 		t.Fatal(err)
@@ -164,14 +165,8 @@ func TestRenewIsOneRoundTrip(t *testing.T) {
 		}
 		return n
 	}
-	a, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := lease.New(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Two control-plane members' Leasers.
+	a, b := farmtest.Leases(ctx, t, p), farmtest.Leases(ctx, t, p)
 	rec, err := a.Take(ctx, lease.Record{Resource: "h1/d1", Holder: "alice"})
 	if err != nil {
 		t.Fatal(err)
@@ -188,4 +183,55 @@ func TestRenewIsOneRoundTrip(t *testing.T) {
 			t.Errorf("renewal %d read the lease %d times, want reads=%v", i+1, n, step.reads)
 		}
 	}
+}
+
+// TestWrittenLeasesAreForgotten: what a Leaser keeps of the leases it
+// wrote (for one-round-trip renewals) goes when the lease is lost to it,
+// and, for a lease another member released, once it is older than the TTL
+// — while a lease it keeps renewing stays.
+func TestWrittenLeasesAreForgotten(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := farmtest.Start(ctx, t, 0)
+	// Two control-plane members' Leasers.
+	a, b := farmtest.Leases(ctx, t, p), farmtest.Leases(ctx, t, p)
+	var later time.Duration // a's clock runs this far ahead
+	lease.SetClock(a, func() time.Time { return time.Now().Add(later) })
+	take := func(l *lease.Leaser, resource string) lease.Record {
+		t.Helper()
+		rec, err := l.Take(ctx, lease.Record{Resource: resource, Holder: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	want := func(step string, n int) {
+		t.Helper()
+		if got := lease.Written(a); got != n {
+			t.Errorf("%s: a keeps %d written leases, want %d", step, got, n)
+		}
+	}
+	d1 := take(a, "h1/d1")
+	if err := b.Renew(ctx, d1); err != nil {
+		t.Fatal(err)
+	}
+	b.Release(ctx, d1, nil) // another member ends it: a does not know
+	d2 := take(a, "h1/d2")
+	want("two taken, one released elsewhere", 2)
+
+	later = a.TTL() * 2 / 3
+	if err := a.Renew(ctx, d2); err != nil {
+		t.Fatal(err)
+	}
+	later = a.TTL() * 4 / 3
+	take(a, "h1/d3")
+	want("a TTL on, after renewing d2", 2) // d1 gone; d2 renewed; d3
+
+	if err := b.Break(ctx, "h1/d2", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Renew(ctx, d2); !errors.Is(err, lease.ErrLost) {
+		t.Fatalf("renew a broken lease: %v, want ErrLost", err)
+	}
+	want("d2 lost", 1)
 }

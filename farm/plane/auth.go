@@ -15,6 +15,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/farm/artifact"
 	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/internal/httpguard"
@@ -101,7 +102,7 @@ func (a *authenticator) Check(c server.ClientAuthentication) bool {
 		a.conns[hash] = map[uint64]struct{}{}
 	}
 	a.conns[hash][c.GetID()] = struct{}{}
-	if !p.Host && p.Role < auth.Admin || p.Host && len(p.Projects) > 0 {
+	if p.Role < auth.Admin {
 		// Their permissions name projects: made afresh when those change.
 		a.users[c.GetID()] = struct{}{}
 	}
@@ -180,16 +181,22 @@ func (a *authenticator) update(e jetstream.KeyValueEntry, initial bool) {
 // permissions bound what a token's holder may do on the farm's NATS.
 //
 // Users (viewers and testers) read the registry (devices and hosts) and
-// the records of their projects, and change nothing of the farm's state
+// the records and app artifacts of their projects; testers upload their
+// projects' apps. They change nothing else of the farm's state
 // themselves: they queue, cancel, lease, and read runs, run events and
 // leases through the farm API (package api), which checks their project
 // membership. They subscribe to their own inbox only (inbox, from
 // farm.InboxPrefix), so they see no one else's answers nor the subjects
 // the farm's state flows on. Hosts write what hosts write (registry,
-// leases, runs' states, records — a host whose join token names projects
-// only those projects' records) but queue nothing. Only an admin changes
+// leases, runs' states, records) but queue nothing, upload no apps and
+// change no settings; a host whose join token names projects reads and
+// writes only those projects' records and apps. Only an admin changes
 // users, projects, tokens, limits and retention, or reshapes the farm's
-// streams.
+// streams. docs/security.md says what this leaves a host.
+//
+// A project's stores are closed to others by name, so the deny lists name
+// every project (a project added later drops the connections whose
+// permissions name projects: they come back with them made afresh).
 func permissions(p auth.Principal, projects map[string][]string, inbox string) *server.Permissions {
 	if p.Role == auth.Admin {
 		return nil
@@ -199,16 +206,23 @@ func permissions(p auth.Principal, projects map[string][]string, inbox string) *
 		"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
 		"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
 	}
+	// The store every project shared before each had its own: no one but
+	// an admin reads it.
+	deny = append(deny, objectStore(artifact.SharedBucket)...)
 	// Requests to the API carry tokens; calls to devices are answered by
 	// their hosts only.
 	subDeny := []string{api.Prefix + ">"}
 	if p.Host {
-		// Hosts run what users queued; they queue nothing. A host of some
-		// projects writes no other project's records.
-		deny = append(deny, "runs.>", api.Prefix+">")
+		// Hosts run what users queued; they queue nothing, upload no apps
+		// and change no limits or retention. A host of some projects reads
+		// no other project's records or apps.
+		deny = append(deny, "runs.>", api.Prefix+">", "$KV."+farm.BucketConfig+".>")
 		for name := range projects {
 			if len(p.Projects) > 0 && !slices.Contains(p.Projects, name) {
-				deny = append(deny, "$O."+records.Bucket(name)+".>")
+				deny = append(deny, objectStore(records.Bucket(name))...)
+				deny = append(deny, objectStore(artifact.Bucket(name))...)
+			} else {
+				deny = append(deny, "$O."+artifact.Bucket(name)+".>")
 			}
 		}
 		return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny}, Subscribe: &server.SubjectPermission{Deny: subDeny}}
@@ -218,10 +232,7 @@ func permissions(p auth.Principal, projects map[string][]string, inbox string) *
 	// their projects).
 	for _, s := range []string{"KV_" + farm.BucketAuth, "KV_" + farm.BucketRuns, "KV_" + farm.BucketLeases,
 		farm.StreamEvents, farm.StreamAudit} {
-		deny = append(deny, "$JS.API.DIRECT.GET."+s, "$JS.API.DIRECT.GET."+s+".>", "$JS.API.STREAM.MSG.GET."+s,
-			"$JS.API.CONSUMER.CREATE."+s, "$JS.API.CONSUMER.CREATE."+s+".>", "$JS.API.CONSUMER.DURABLE.CREATE."+s+".>",
-			// nor pull from the plane's consumers on them
-			"$JS.API.CONSUMER.MSG.NEXT."+s+".>")
+		deny = append(deny, reads(s)...)
 	}
 	deny = append(deny,
 		// Runs, leases and settings change through the API or an admin.
@@ -231,22 +242,35 @@ func permissions(p auth.Principal, projects map[string][]string, inbox string) *
 		"$JS.API.CONSUMER.MSG.NEXT."+farm.StreamRuns+".>", "$JS.ACK."+farm.StreamRuns+".>",
 		"$JS.API.CONSUMER.CREATE."+farm.StreamRuns+".>", "$JS.API.CONSUMER.DURABLE.CREATE."+farm.StreamRuns+".>",
 		"$JS.API.CONSUMER.DELETE."+farm.StreamRuns+".>")
-	// Records: hosts write them; users read those of their projects.
+	// Records: hosts write them; users read those of their projects. Apps:
+	// members read them, testers upload them (a viewer's "$O.>" below).
 	for name, members := range projects {
-		b := records.Bucket(name)
-		deny = append(deny, "$O."+b+".>")
+		deny = append(deny, "$O."+records.Bucket(name)+".>")
 		if !slices.Contains(members, p.User) {
-			s := "OBJ_" + b
-			deny = append(deny, "$JS.API.CONSUMER.CREATE."+s, "$JS.API.CONSUMER.CREATE."+s+".>",
-				"$JS.API.DIRECT.GET."+s, "$JS.API.DIRECT.GET."+s+".>", "$JS.API.STREAM.MSG.GET."+s,
-				"$JS.API.STREAM.INFO."+s)
+			deny = append(deny, objectStore(records.Bucket(name))...)
+			deny = append(deny, objectStore(artifact.Bucket(name))...)
 		}
 	}
 	if p.Role < auth.Tester {
 		// A viewer changes nothing: no app uploads, device calls or
 		// cancels; it reads through the API.
-		deny = append(deny, "$KV.>", "$O."+farm.BucketArtifacts+".>", "farm.dev.>", "farm.http.>")
+		deny = append(deny, "$KV.>", "$O.>", "farm.dev.>", "farm.http.>")
 	}
 	return &server.Permissions{Publish: &server.SubjectPermission{Deny: deny},
 		Subscribe: &server.SubjectPermission{Allow: []string{inbox + ".>"}}}
+}
+
+// reads are the subjects of the JetStream API that read stream s's
+// messages: direct and plain gets, and consumers (made, or pulled from).
+func reads(s string) []string {
+	return []string{"$JS.API.DIRECT.GET." + s, "$JS.API.DIRECT.GET." + s + ".>", "$JS.API.STREAM.MSG.GET." + s,
+		"$JS.API.CONSUMER.CREATE." + s, "$JS.API.CONSUMER.CREATE." + s + ".>", "$JS.API.CONSUMER.DURABLE.CREATE." + s + ".>",
+		"$JS.API.CONSUMER.MSG.NEXT." + s + ".>"}
+}
+
+// objectStore is every subject that opens, reads or writes object store
+// bucket.
+func objectStore(bucket string) []string {
+	s := "OBJ_" + bucket
+	return append(reads(s), "$JS.API.STREAM.INFO."+s, "$O."+bucket+".>")
 }

@@ -3,6 +3,7 @@ package plane_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"github.com/apexagent/apex/farm/records"
 	"github.com/apexagent/apex/farm/registry"
 	"github.com/apexagent/apex/internal/patience"
+	"github.com/nats-io/nats.go"
 )
 
 // TestTokensAndRoles: an admin makes users, a project and tokens; each
@@ -119,12 +121,12 @@ func TestTokensAndRoles(t *testing.T) {
 			if err := s.AddUser(actx, "mallory-"+strings.Fields(tt.name)[0], tt.name); err == nil {
 				t.Error("a non-admin added a user")
 			}
-			// Only an admin creates streams: the plane makes the artifacts
-			// store, and adding a project makes its records store.
+			// Only an admin creates streams: adding a project makes its
+			// records and app artifacts stores.
 			octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
 			defer ocancel()
-			if _, err := artifact.Open(octx, js); err != nil {
-				t.Errorf("open the app artifacts: %v", err)
+			if _, err := artifact.New(js).List(octx, "shop"); (err == nil) != (tt.queues || tt.joins) {
+				t.Errorf("list project shop's apps: %v, want listed=%v (bob is no member)", err, tt.queues || tt.joins)
 			}
 			if tt.joins {
 				rs, err := records.Open(octx, js)
@@ -225,8 +227,8 @@ func TestGuessingTokensIsLimited(t *testing.T) {
 }
 
 // TestJoinTokenOfSomeProjects: a host joined with a token for project shop
-// writes shop's records and is refused bank's; a join token for a project
-// that does not exist is not made.
+// writes shop's records and is refused bank's, and changes no project's
+// limit; a join token for a project that does not exist is not made.
 func TestJoinTokenOfSomeProjects(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -271,4 +273,97 @@ func TestJoinTokenOfSomeProjects(t *testing.T) {
 			t.Errorf("upload a record into project %s: %v, want uploaded=%v", tc.project, err, tc.ok)
 		}
 	}
+	q, err := queue.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, lcancel := context.WithTimeout(ctx, 3*time.Second)
+	defer lcancel()
+	if err := q.SetLimit(lctx, "shop", 1); err == nil {
+		t.Error("a host set project shop's limit")
+	}
+}
+
+// TestProjectsFromBeforeGetTheirStores: a project whose app artifacts
+// store is missing (added before projects had one) gets it when the plane
+// starts again, so its testers can upload (only an admin creates streams).
+func TestProjectsFromBeforeGetTheirStores(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(time.Minute))
+	defer cancel()
+	const root = "the-admins-own-farm-token"
+	dir := t.TempDir()
+	start := func() *plane.Plane {
+		p, err := plane.Start(ctx, plane.Options{DataDir: dir, Listen: "127.0.0.1:0", Token: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := start()
+	_, js := p.Conn()
+	st, err := auth.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddProject(ctx, "shop", "root"); err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteObjectStore(ctx, artifact.Bucket("shop")); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p = start()
+	defer p.Close()
+	_, js = p.Conn()
+	if _, err := js.ObjectStore(ctx, artifact.Bucket("shop")); err != nil {
+		t.Errorf("shop's app artifacts store after a restart: %v", err)
+	}
+}
+
+// TestOldClientIsToldToUpgrade: a client that asks with answers to the
+// shared _INBOX (an apex from before each token had its own inbox) is
+// refused it, and the control plane's log says to upgrade apex.
+func TestOldClientIsToldToUpgrade(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Of(time.Minute))
+	defer cancel()
+	lines := make(chan string, 100)
+	log := slog.New(slog.NewTextHandler(lineWriter(lines), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	p, err := plane.Start(ctx, plane.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0", Token: "the-admins-own-farm-token", Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	token := farmtest.Users(ctx, t, p, []string{"shop"}, farmtest.Member{User: "alice", Role: auth.Tester, Projects: []string{"shop"}})["alice"]
+	old, err := nats.Connect(p.ClientURL(), nats.UserInfo(farm.User, token), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	rctx, rcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer rcancel()
+	if _, err := api.NewClient(old, token, "").Runs(rctx); err == nil {
+		t.Error("a request answered on the shared inbox got through")
+	}
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, "older than this control plane") && strings.Contains(l, "upgrade apex") {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("the control plane's log does not say to upgrade the old client")
+		}
+	}
+}
+
+// lineWriter hands each write (one log line) to lines, dropping it when
+// lines is full.
+type lineWriter chan string
+
+func (w lineWriter) Write(b []byte) (int, error) {
+	select {
+	case w <- string(b):
+	default:
+	}
+	return len(b), nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apexagent/apex/farm"
 	"github.com/apexagent/apex/farm/api"
+	"github.com/apexagent/apex/farm/auth"
 	"github.com/apexagent/apex/internal/httpguard"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -191,6 +192,14 @@ func Start(ctx context.Context, o Options) (*Plane, error) {
 			p.Close()
 			return nil, fmt.Errorf("plane: watch %s: %w", farm.BucketAuth, err)
 		}
+		st, err := auth.Open(ctx, p.js)
+		if err == nil {
+			err = st.ProvisionProjects(ctx)
+		}
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("plane: the projects' stores: %w", err)
+		}
 	}
 	if err := api.Serve(life, p.js, api.Options{Token: o.Token, Log: log}); err != nil {
 		p.Close()
@@ -231,9 +240,20 @@ type natsLog struct{ l *slog.Logger }
 func (n natsLog) Noticef(f string, v ...any) { n.l.Info(fmt.Sprintf(f, v...)) }
 func (n natsLog) Warnf(f string, v ...any)   { n.l.Warn(fmt.Sprintf(f, v...)) }
 func (n natsLog) Fatalf(f string, v ...any)  { n.l.Error(fmt.Sprintf(f, v...)) }
-func (n natsLog) Errorf(f string, v ...any)  { n.l.Error(fmt.Sprintf(f, v...)) }
-func (n natsLog) Debugf(f string, v ...any)  { n.l.Debug(fmt.Sprintf(f, v...)) }
-func (n natsLog) Tracef(f string, v ...any)  { n.l.Debug(fmt.Sprintf(f, v...)) }
+func (n natsLog) Errorf(f string, v ...any) {
+	line := fmt.Sprintf(f, v...)
+	if strings.Contains(line, `Subscription Violation - Subject "_INBOX.`) {
+		// An apex from before each token had its own inbox asks with
+		// answers to the shared one, which users may not read: its
+		// requests time out on its side with no word why. This is where
+		// the why is seen, once per connection (one inbox each).
+		n.l.Warn("a client was refused the shared inbox _INBOX: it is an apex older than this control plane (each token now has its own inbox): upgrade apex on that machine", "nats", line)
+		return
+	}
+	n.l.Error(line)
+}
+func (n natsLog) Debugf(f string, v ...any) { n.l.Debug(fmt.Sprintf(f, v...)) }
+func (n natsLog) Tracef(f string, v ...any) { n.l.Debug(fmt.Sprintf(f, v...)) }
 
 // pinned is a TLS client configuration that trusts the one certificate
 // der, whatever names it carries.
