@@ -5,12 +5,20 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apexagent/apex/device"
 	"github.com/apexagent/apex/device/android"
 	"github.com/apexagent/apex/device/ios"
 	"github.com/apexagent/apex/sim/lab"
 )
+
+// simCallTimeout bounds each call to a simulated phone this process
+// started: it cannot be unplugged or hang apart from this process, so a
+// slow answer means a busy machine (one CPU shared by many, the race
+// detector), not a lost phone; the drivers' defaults (15 s, 20 s) are for
+// real phones, whose silence means they are gone.
+const simCallTimeout = 2 * time.Minute
 
 func openSim(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, device.Target, func(), error) {
 	if f.ID != "" {
@@ -25,7 +33,7 @@ func openSim(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, devi
 		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated phone: %w", err)
 	}
 	dev := l.Devices()[0]
-	d, err := android.OpenDirect(ctx, dev.Addr, &android.Options{Log: env.Log})
+	d, err := android.OpenDirect(ctx, dev.Addr, &android.Options{Log: env.Log, Timeout: simCallTimeout})
 	if err != nil {
 		l.Close()
 		return nil, device.Target{}, nil, err
@@ -45,7 +53,7 @@ func openSimIOS(ctx context.Context, env *Env, f *DeviceFlags) (device.Driver, d
 		return nil, device.Target{}, nil, fmt.Errorf("starting the simulated iPhone: %w", err)
 	}
 	dev := l.Devices()[0]
-	d, err := ios.Open(ctx, dev.URL, &ios.Options{Log: env.Log})
+	d, err := ios.Open(ctx, dev.URL, &ios.Options{Log: env.Log, Timeout: simCallTimeout})
 	if err != nil {
 		l.Close()
 		return nil, device.Target{}, nil, err

@@ -232,7 +232,7 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 		}
 	}
 	if len(urls) > 0 {
-		h, err := ios.NewHost(urls, &ios.HostOptions{Name: "sim", Log: env.Log, Driver: &ios.Options{Log: env.Log}})
+		h, err := ios.NewHost(urls, &ios.HostOptions{Name: "sim", Log: env.Log, Driver: &ios.Options{Log: env.Log, Timeout: simCallTimeout}})
 		if err != nil {
 			l.Close()
 			closeFarm()
@@ -240,7 +240,7 @@ func mcpHosts(ctx context.Context, env *Env, opts *MCPOptions) ([]device.Host, f
 		}
 		hosts = append(hosts, h)
 	} else {
-		hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log}))
+		hosts = append(hosts, android.NewDirectHost("sim", addrs, &android.Options{Log: env.Log, Timeout: simCallTimeout}))
 	}
 	return hosts, func() { l.Close(); closeFarm() }, nil
 }
