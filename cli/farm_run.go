@@ -168,8 +168,8 @@ func warnUnmatched(ctx context.Context, env *Env, c *farmClient, r queue.Run) {
 			return
 		}
 	}
-	want := maps.Clone(r.Labels)
-	want["platform"] = r.Platform
+	want := map[string]string{"platform": r.Platform}
+	maps.Copy(want, r.Labels)
 	fmt.Fprintf(env.Err, "apex: no device on the farm matches %s in project %s (%d registered; apex farm devices lists them with their labels): the runs wait in the queue until one joins; apex farm cancel ID drops one\n",
 		labelString(want), r.Project, len(devs))
 }

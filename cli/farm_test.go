@@ -197,6 +197,9 @@ func TestFarmRunFollowRunsAndReport(t *testing.T) {
 	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(out, "\tfailed\tfail.yaml") {
 		t.Errorf("apex farm run --follow (failing): %v, want exit 1 with the failed state\n%s%s", err, out, errOut)
 	}
+	if strings.Contains(errOut, "no device on the farm matches") {
+		t.Errorf("a run without labels on a farm with a free phone warned that none matches:\n%s", errOut)
+	}
 
 	out, _, err = run(t, "farm", "runs", "--farm", p.ClientURL(), "--project", "shop")
 	if err != nil || !strings.Contains(out, id) || strings.Contains(out, "bank") {

@@ -74,21 +74,31 @@ func Log(ctx context.Context, js jetstream.JetStream, e Event) error {
 
 // Read returns every event in the log, oldest first.
 func Read(ctx context.Context, js jetstream.JetStream) ([]Event, error) {
-	s, err := js.Stream(ctx, farm.StreamAudit)
-	if err != nil {
-		return nil, err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if info.State.Msgs == 0 {
-		return nil, nil
-	}
-	c, err := js.CreateConsumer(ctx, farm.StreamAudit, jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy,
-		MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute})
+	// A cluster electing the stream's leader (a member died) answers no
+	// one for a while: ask again until it does.
+	var msgs, last uint64
+	var c jetstream.Consumer
+	err := farm.Retry(ctx, func(ctx context.Context) error {
+		s, err := js.Stream(ctx, farm.StreamAudit)
+		if err != nil {
+			return err
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			return err
+		}
+		if msgs, last = info.State.Msgs, info.State.LastSeq; msgs == 0 {
+			return nil
+		}
+		c, err = js.CreateConsumer(ctx, farm.StreamAudit, jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy,
+			MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("audit: read: %w", err)
+	}
+	if msgs == 0 {
+		return nil, nil
 	}
 	defer js.DeleteConsumer(context.WithoutCancel(ctx), farm.StreamAudit, c.CachedInfo().Name)
 	var out []Event
@@ -109,7 +119,7 @@ func Read(ctx context.Context, js jetstream.JetStream) ([]Event, error) {
 				e.Seq = md.Sequence.Stream
 				out = append(out, e)
 			}
-			if md.Sequence.Stream >= info.State.LastSeq {
+			if md.Sequence.Stream >= last {
 				return out, nil
 			}
 		}
@@ -117,7 +127,7 @@ func Read(ctx context.Context, js jetstream.JetStream) ([]Event, error) {
 			return out, fmt.Errorf("audit: read: %w", err)
 		}
 		if n == 0 {
-			return out, fmt.Errorf("audit: read: the log ended at %d events, before sequence %d", len(out), info.State.LastSeq)
+			return out, fmt.Errorf("audit: read: the log ended at %d events, before sequence %d", len(out), last)
 		}
 	}
 }
