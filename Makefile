@@ -23,7 +23,7 @@ BINDIR ?= $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) en
 # CGO_ENABLED=0 links them statically: no dynamic loader and libc to start
 # (a fifth of the light build's start-up CPU).
 install:
-	@echo "building apex into $(BINDIR) (a first build downloads ~120 MB of modules and compiles for minutes; later builds take seconds)"
+	@echo "building apex into $(BINDIR) (a first build downloads ~130 MB of modules and compiles for minutes; later builds take seconds)"
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o "$(BINDIR)/apex-full" ./cmd/apex
 	CGO_ENABLED=0 $(GO) build -tags apexlite -ldflags "$(LDFLAGS)" -o "$(BINDIR)/apex" ./cmd/apex
 

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/apexagent/apex/device"
 	"github.com/spf13/cobra"
@@ -79,7 +78,7 @@ func wdaHost(*Env) (device.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(urls) > 0 || strings.TrimSpace(strings.ReplaceAll(os.Getenv(wdaURLsEnv), ",", "")) != "" {
+	if len(urls) > 0 || os.Getenv(wdaURLsEnv) != "" {
 		return nil, errHandOff
 	}
 	return nil, nil
