@@ -74,17 +74,6 @@ func dialFarm(ctx context.Context, f *DeviceFlags) (*farmClient, error) {
 	return ff.dial(ctx, "apex "+f.command())
 }
 
-// farmTargets are the farm's ready devices, as a list of devices shows
-// them (farmDevices: "farm/<device>"; openFarmDevice opens that ID).
-func farmTargets(ctx context.Context, f *DeviceFlags) ([]device.Target, error) {
-	c, err := dialFarm(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return (&farmDevices{c: c}).Targets(ctx)
-}
-
 // farmCandidates are the ready devices query names: its exact ID (also
 // as farmDevices lists it, "farm/<device>"), or every device whose ID
 // contains it.

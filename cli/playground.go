@@ -181,6 +181,18 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 	if err != nil {
 		return err
 	}
+	// With --farm the page lists the farm's devices through one
+	// connection for the playground's life.
+	var farm device.Host
+	if opts.Device.Farm != "" {
+		c, err := dialFarm(ctx, &opts.Device)
+		if err != nil {
+			booter.Close()
+			return err
+		}
+		defer c.Close()
+		farm = &farmDevices{c: c, command: "apex playground"}
+	}
 	// Deferred before the server's Close, so it runs after it: the
 	// session lets go of a booted phone before the phone stops.
 	defer booter.Close()
@@ -203,7 +215,7 @@ func playgroundRun(ctx context.Context, env *Env, opts *PlaygroundOptions) error
 			return playgroundOpen(ctx, env, opts.Device, booter, filepath.Join(simState, "phone.json"), id, srv.Supervised)
 		},
 		Targets: func(ctx context.Context) ([]device.Target, error) {
-			return playgroundTargets(ctx, env, opts.Device, booter)
+			return playgroundTargets(ctx, env, opts.Device, booter, farm)
 		},
 		NoTargets: playgroundNoTargets(opts.Device),
 		// Never blocked: a machine with neither adb nor WebDriverAgent
@@ -412,19 +424,14 @@ func playgroundNoTargets(f DeviceFlags) string {
 
 // playgroundTargets lists the devices a session can open: with --sim the
 // simulated phone (started when the session opens), with --farm the
-// farm's ready devices (leased when the session opens), else every
+// farm's ready devices (farm, leased when the session opens), else every
 // host's; and the phones booted from the page.
-func playgroundTargets(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter) ([]device.Target, error) {
+func playgroundTargets(ctx context.Context, env *Env, flags DeviceFlags, booter *simBooter, farm device.Host) ([]device.Target, error) {
 	reg := device.NewRegistry(booter.Hosts()...)
-	if flags.Farm != "" {
-		ts, err := farmTargets(ctx, &flags)
-		if err != nil {
-			return nil, err
-		}
-		booted, err := reg.Targets(ctx)
-		return append(ts, booted...), err
-	}
-	if !flags.Sim {
+	switch {
+	case farm != nil:
+		reg.Add(farm)
+	case !flags.Sim:
 		hosts, err := deviceHosts(env)
 		if err != nil {
 			return nil, err
